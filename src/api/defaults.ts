@@ -1,0 +1,26 @@
+/**
+ * The one source of truth for PetSet defaults. The CRD generator writes these values into
+ * the OpenAPI schema (`default:`), and the zod schemas in petset.ts use them, so the API
+ * server and the controller agree on what an omitted field means. A test checks both.
+ */
+export const PetSetDefaults = {
+  replicas: 1,
+  podManagementPolicy: "OrderedReady",
+  ordinalsStart: 0,
+  updateStrategyType: "RollingUpdate",
+  partition: 0,
+  maxUnavailable: 1,
+  podUpdatePolicy: "Recreate",
+  minReadySeconds: 0,
+  revisionHistoryLimit: 10,
+  paused: false,
+  progressDeadlineSeconds: 600,
+  autoRollback: false,
+  whenDeleted: "Retain",
+  whenScaled: "Retain",
+} as const;
+
+export const PodManagementPolicies = ["OrderedReady", "Parallel"] as const;
+export const UpdateStrategyTypes = ["RollingUpdate", "OnDelete"] as const;
+export const PodUpdatePolicies = ["Recreate", "InPlaceIfPossible"] as const;
+export const RetentionPolicies = ["Retain", "Delete"] as const;

@@ -1,0 +1,5 @@
+export * from "./defaults.js";
+export * from "./meta.js";
+export * from "./names.js";
+export * from "./petset.js";
+export * from "./petset-version.js";
