@@ -69,6 +69,8 @@ export const PetSetStatusSchema = z.object({
   updateVersion: z.number().int().optional(),
   /** Newest version that every pet reached: the autoRollback target. */
   lastCompleteVersion: z.number().int().optional(),
+  /** "ready/desired", for the READY printer column. */
+  ready: z.string().optional(),
   selector: z.string().optional(),
   conditions: z.array(ConditionSchema).default([]),
 });

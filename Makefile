@@ -1,0 +1,63 @@
+# petset: the two commands of the quick start are `make run` and `make test`.
+# Every target does its own set-up (npm ci when the lock changed, TypeScript build).
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+NODE_STAMP := node_modules/.package-lock.json
+BUILD_STAMP := dist/.build-stamp
+SOURCES := $(shell find src hack bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json
+
+.PHONY: run dev test test-unit test-integration test-real lint build crds demo bench cluster-up cluster-down clean help
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+$(BUILD_STAMP): $(NODE_STAMP) $(SOURCES)
+	npx tsc -p tsconfig.build.json
+	@touch $@
+
+build: $(BUILD_STAMP) ## compile TypeScript to dist/
+
+crds: $(BUILD_STAMP) ## regenerate crds/ from src/api and the Kubernetes OpenAPI schemas
+	node dist/hack/gen-crds.js
+
+lint: $(NODE_STAMP) ## biome (format + lint) and the TypeScript type check
+	npx biome check .
+	npx tsc -p tsconfig.json --noEmit
+
+run: $(BUILD_STAMP) ## run the controller on the embedded API server with examples/ applied
+	node dist/src/cli/petset.js dev --apply examples/
+
+test: lint build ## every test: unit, then integration + e2e on the embedded server, then on a real kube-apiserver
+	node test/support/run-suite.mjs unit
+	PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration
+	$(MAKE) test-real
+
+test-unit: $(NODE_STAMP) ## unit tests only
+	node test/support/run-suite.mjs unit
+
+test-integration: build ## integration + e2e tests on the embedded server
+	PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration
+
+test-real: build ## integration + e2e tests on a real control plane built from Go modules
+	@if [ -x test/cluster/up.sh ] || [ -f test/cluster/up.sh ]; then \
+	  bash test/cluster/up.sh && PETSET_TEST_BACKEND=real node test/support/run-suite.mjs integration; \
+	else echo "test-real: the real control plane (test/cluster) is not in this tree yet"; fi
+
+demo: build ## a scripted tour on the embedded server
+	node dist/src/cli/petset.js demo
+
+bench: build ## benchmarks, JSON results in bench/results/
+	node dist/bench/run.js
+
+cluster-up: ## build (cached) and start etcd, kube-apiserver, controller-manager, scheduler, kwok on loopback
+	bash test/cluster/up.sh
+
+cluster-down: ## stop the processes cluster-up started
+	bash test/cluster/down.sh
+
+clean: ## remove build output
+	rm -rf dist

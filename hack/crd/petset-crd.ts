@@ -1,0 +1,275 @@
+/** Builds the PetSet CustomResourceDefinition from src/api (names, defaults) and the Kubernetes schemas. */
+import {
+  PetSetDefaults as D,
+  GROUP,
+  PETSET_KIND,
+  PETSET_PLURAL,
+  PETSET_SHORT_NAMES,
+  PETSET_SINGULAR,
+  PodManagementPolicies,
+  PodUpdatePolicies,
+  RetentionPolicies,
+  UpdateStrategyTypes,
+  VERSION,
+} from "../../src/api/index.js";
+import { maxUnavailableNotZero, selectorImmutable, selectorMatchesTemplate } from "./rules.js";
+import type { Schema, StructuralConverter } from "./structural.js";
+
+const int = (description: string, extra: Schema = {}): Schema => ({
+  type: "integer",
+  format: "int32",
+  description,
+  ...extra,
+});
+const str = (description: string, extra: Schema = {}): Schema => ({ type: "string", description, ...extra });
+const bool = (description: string, extra: Schema = {}): Schema => ({
+  type: "boolean",
+  description,
+  ...extra,
+});
+const strEnum = (description: string, values: readonly string[], dflt: string): Schema =>
+  str(description, { enum: [...values], default: dflt });
+
+function labelSelector(k8s: StructuralConverter): Schema {
+  const selector = k8s.convertNamed("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector");
+  const props = selector.properties as Record<string, Schema>;
+  // Bounded sizes keep the CEL cost estimate of the selector rules within kube's budget.
+  props.matchLabels = { ...props.matchLabels, maxProperties: 64 };
+  const exprs = props.matchExpressions as Schema;
+  const item = exprs.items as Schema;
+  const itemProps = item.properties as Record<string, Schema>;
+  itemProps.operator = { ...itemProps.operator, enum: ["In", "NotIn", "Exists", "DoesNotExist"] };
+  itemProps.values = { ...itemProps.values, maxItems: 64 };
+  props.matchExpressions = { ...exprs, maxItems: 32 };
+  return {
+    ...selector,
+    description:
+      "Label query over pods that should match the replica count. It must match the pod template's labels and cannot change after creation.",
+    "x-kubernetes-validations": [selectorImmutable],
+  };
+}
+
+function specSchema(k8s: StructuralConverter): Schema {
+  const pvc = k8s.convertNamed("io.k8s.api.core.v1.PersistentVolumeClaim");
+  delete (pvc.properties as Record<string, Schema>).status;
+  return {
+    type: "object",
+    description:
+      "The desired state of a PetSet. Field names match apps/v1 StatefulSet wherever they overlap.",
+    required: ["selector", "template"],
+    "x-kubernetes-validations": selectorMatchesTemplate,
+    properties: {
+      replicas: int("Desired number of pets.", { default: D.replicas, minimum: 0 }),
+      selector: labelSelector(k8s),
+      serviceName: str(
+        "Name of the headless Service that governs the pets; each pod gets hostname <pod> and subdomain <serviceName>.",
+      ),
+      template: {
+        ...k8s.convertNamed("io.k8s.api.core.v1.PodTemplateSpec"),
+        description:
+          "The pod template. It is versioned: every change creates a new PetSetVersion and the controller rolls pets to it.",
+      },
+      volumeClaimTemplates: {
+        type: "array",
+        description:
+          "One PersistentVolumeClaim per pet per template, named <claim>-<petset>-<ordinal>, created before the pod and never recreated while it exists. Versioned with the template.",
+        items: pvc,
+      },
+      podManagementPolicy: strEnum(
+        "OrderedReady creates pets in ordinal order, each after the previous one is Ready, and removes them in reverse; Parallel creates and removes all at once.",
+        PodManagementPolicies,
+        D.podManagementPolicy,
+      ),
+      ordinals: {
+        type: "object",
+        description: "Ordinal numbering of the pets.",
+        default: {},
+        properties: { start: int("The first ordinal.", { default: D.ordinalsStart, minimum: 0 }) },
+      },
+      updateStrategy: {
+        type: "object",
+        description: "How pets are moved to a new version.",
+        default: {},
+        properties: {
+          type: strEnum(
+            "RollingUpdate replaces pets from the highest ordinal down; OnDelete only creates missing pets at the new version.",
+            UpdateStrategyTypes,
+            D.updateStrategyType,
+          ),
+          rollingUpdate: {
+            type: "object",
+            description: "Parameters of a RollingUpdate.",
+            "x-kubernetes-validations": [maxUnavailableNotZero],
+            properties: {
+              partition: int("Only ordinals >= partition move to the new version.", {
+                default: D.partition,
+                minimum: 0,
+              }),
+              maxUnavailable: {
+                "x-kubernetes-int-or-string": true,
+                anyOf: [{ type: "integer" }, { type: "string" }],
+                pattern: "^[0-9]+%$",
+                default: D.maxUnavailable,
+                description:
+                  "Maximum number of pets unavailable during the update: an integer or a percentage of replicas (rounded down, at least 1). Never 0.",
+              },
+              podUpdatePolicy: strEnum(
+                "Recreate deletes and recreates a pod for every change; InPlaceIfPossible patches the running pod when only container images changed.",
+                PodUpdatePolicies,
+                D.podUpdatePolicy,
+              ),
+            },
+          },
+        },
+      },
+      minReadySeconds: int("A pet counts as available this many seconds after it became Ready.", {
+        default: D.minReadySeconds,
+        minimum: 0,
+      }),
+      revisionHistoryLimit: int("Number of PetSetVersions kept beyond those in use.", {
+        default: D.revisionHistoryLimit,
+        minimum: 0,
+      }),
+      paused: bool(
+        "Stop moving pods between versions. Versions are still recorded and scaling still works.",
+        {
+          default: D.paused,
+        },
+      ),
+      progressDeadlineSeconds: int(
+        "Seconds without progress before the rollout is reported as Progressing=False with reason ProgressDeadlineExceeded.",
+        { default: D.progressDeadlineSeconds, minimum: 1 },
+      ),
+      autoRollback: bool(
+        "On ProgressDeadlineExceeded, roll back to the last version that fully rolled out (a new version with rollbackOf).",
+        { default: D.autoRollback },
+      ),
+      persistentVolumeClaimRetentionPolicy: {
+        type: "object",
+        description:
+          "What happens to the claims of volumeClaimTemplates when the PetSet is deleted or scaled down.",
+        default: {},
+        properties: {
+          whenDeleted: strEnum(
+            "Retain or Delete claims when the PetSet is deleted.",
+            RetentionPolicies,
+            D.whenDeleted,
+          ),
+          whenScaled: strEnum(
+            "Retain or Delete claims of pets removed by scale-down.",
+            RetentionPolicies,
+            D.whenScaled,
+          ),
+        },
+      },
+    },
+  };
+}
+
+function statusSchema(k8s: StructuralConverter): Schema {
+  const condition = k8s.convertNamed("io.k8s.apimachinery.pkg.apis.meta.v1.Condition");
+  const count = (d: string) => int(d, { minimum: 0 });
+  return {
+    type: "object",
+    description: "The observed state of a PetSet, written by the controller.",
+    properties: {
+      observedGeneration: {
+        type: "integer",
+        format: "int64",
+        description: "The generation the controller last acted on.",
+      },
+      replicas: count("Pods that exist for this PetSet."),
+      readyReplicas: count("Pods with a Ready condition."),
+      availableReplicas: count("Pods Ready for at least minReadySeconds."),
+      currentReplicas: count("Pods at the current version."),
+      updatedReplicas: count("Pods at the update version."),
+      currentVersion: int("The version every pet ran before the rollout in flight (the last complete one)."),
+      updateVersion: int("The version the controller drives the pets to: the newest."),
+      lastCompleteVersion: int("The newest version that every pet reached; the target of autoRollback."),
+      ready: str("ready/desired, for display."),
+      selector: str("The label selector as a string, for the scale subresource and HPA."),
+      conditions: {
+        type: "array",
+        description: "Available and Progressing.",
+        items: condition,
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["type"],
+      },
+    },
+  };
+}
+
+export function petSetCrd(k8s: StructuralConverter): Schema {
+  return {
+    apiVersion: "apiextensions.k8s.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `${PETSET_PLURAL}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: {
+        kind: PETSET_KIND,
+        listKind: `${PETSET_KIND}List`,
+        plural: PETSET_PLURAL,
+        singular: PETSET_SINGULAR,
+        shortNames: [...PETSET_SHORT_NAMES],
+        categories: ["all"],
+      },
+      scope: "Namespaced",
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: {
+            status: {},
+            scale: {
+              specReplicasPath: ".spec.replicas",
+              statusReplicasPath: ".status.replicas",
+              labelSelectorPath: ".status.selector",
+            },
+          },
+          additionalPrinterColumns: [
+            { name: "Ready", type: "string", jsonPath: ".status.ready", description: "Ready pets / desired" },
+            {
+              name: "Current",
+              type: "integer",
+              jsonPath: ".status.currentVersion",
+              description: "Current version",
+            },
+            {
+              name: "Update",
+              type: "integer",
+              jsonPath: ".status.updateVersion",
+              description: "Update version",
+            },
+            {
+              name: "Up-to-date",
+              type: "integer",
+              jsonPath: ".status.updatedReplicas",
+              description: "Pets at the update version",
+            },
+            { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+          ],
+          schema: {
+            openAPIV3Schema: {
+              type: "object",
+              description:
+                "PetSet runs a stateful set of pods with stable identity and storage. Every change to its pod template is recorded as a numbered, immutable PetSetVersion.",
+              required: ["spec"],
+              properties: {
+                apiVersion: {
+                  type: "string",
+                  description: "APIVersion of this object: petset.dev/v1alpha1.",
+                },
+                kind: { type: "string", description: "Kind of this object: PetSet." },
+                metadata: { type: "object" },
+                spec: specSchema(k8s),
+                status: statusSchema(k8s),
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
