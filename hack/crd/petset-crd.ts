@@ -71,6 +71,7 @@ function specSchema(k8s: StructuralConverter): Schema {
       },
       volumeClaimTemplates: {
         type: "array",
+        default: [],
         description:
           "One PersistentVolumeClaim per pet per template, named <claim>-<petset>-<ordinal>, created before the pod and never recreated while it exists. Versioned with the template.",
         items: pvc,
@@ -262,7 +263,9 @@ export function petSetCrd(k8s: StructuralConverter): Schema {
                   description: "APIVersion of this object: petset.dev/v1alpha1.",
                 },
                 kind: { type: "string", description: "Kind of this object: PetSet." },
-                metadata: { type: "object" },
+                // Pod names <petset>-<ordinal> are hostnames and the name is a label value (63
+                // characters each); 52 leaves room for the ordinal, like StatefulSet's limit.
+                metadata: { type: "object", properties: { name: { type: "string", maxLength: 52 } } },
                 spec: specSchema(k8s),
                 status: statusSchema(k8s),
               },

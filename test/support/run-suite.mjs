@@ -17,7 +17,16 @@ const backend = process.env.PETSET_TEST_BACKEND;
 const label = backend && project !== "unit" ? `${project}[${backend}]` : project;
 const res = spawnSync(
   "npx",
-  ["vitest", "run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`, ...process.argv.slice(3)],
+  [
+    "vitest",
+    "run",
+    "--project",
+    project,
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${out}`,
+    ...process.argv.slice(3),
+  ],
   { stdio: "inherit" },
 );
 let passed = 0;

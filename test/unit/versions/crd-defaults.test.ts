@@ -24,15 +24,21 @@ function defaultsUnder(node: SchemaNode, path: string): Array<[string, Json]> {
   return found;
 }
 
+/**
+ * `spec.volumeClaimTemplates: []` itself is defaulted by the CRD and by the controller's zod
+ * schema alike (versionedContent always sees an array), so it never changes a hash.
+ */
+const ROOT_CLAIMS = "volumeClaimTemplates";
+
 function contentDefaults(file: string): Array<[string, Json]> {
   const crd = parse(readFileSync(join("crds", file), "utf8")) as {
     spec: { versions: Array<{ schema: { openAPIV3Schema: SchemaNode } }> };
   };
   return crd.spec.versions.flatMap((v) => {
     const spec = v.schema.openAPIV3Schema.properties?.spec?.properties ?? {};
-    return ["template", "volumeClaimTemplates"].flatMap((key) =>
-      spec[key] ? defaultsUnder(spec[key], key) : [],
-    );
+    return ["template", "volumeClaimTemplates"]
+      .flatMap((key) => (spec[key] ? defaultsUnder(spec[key], key) : []))
+      .filter(([path]) => path !== ROOT_CLAIMS);
   });
 }
 

@@ -1,0 +1,45 @@
+/** `petset controller`: the controller against a cluster (kubeconfig or in-cluster). */
+import { hostname } from "node:os";
+import type { ControllerConfig } from "../config.js";
+import { PetSetController } from "../controller/controller.js";
+import { startProbeServer } from "../controller/http-server.js";
+import { systemClock } from "../util/clock.js";
+import { loadKubeConfig } from "../util/kubeconfig.js";
+import { createLogger } from "../util/logger.js";
+
+export async function runController(config: ControllerConfig): Promise<void> {
+  const logger = createLogger(config.logLevel, "petset-controller");
+  const kubeConfig = loadKubeConfig({ kubeconfig: config.kubeconfig, context: config.context });
+  const controller = new PetSetController({
+    kubeConfig,
+    clock: systemClock,
+    logger,
+    namespace: config.namespace,
+    workers: config.workers,
+    leaderElection: config.leaderElect
+      ? { namespace: config.leaseNamespace, name: config.leaseName, identity: `${hostname()}-${process.pid}` }
+      : undefined,
+  });
+  const probes = await startProbeServer({
+    addr: config.metricsAddr,
+    registry: controller.metrics.registry,
+    ready: () => controller.ready,
+  });
+  logger.info(
+    { metricsPort: probes.port, namespace: config.namespace ?? "(all)" },
+    "petset controller starting",
+  );
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    await controller.stop();
+    probes.server.close();
+    process.exit(code);
+  };
+  // A replica that lost its lease exits: a restart re-reads everything from the API.
+  controller.onLostLeadership = () => void stop(1);
+  process.once("SIGINT", () => void stop(0));
+  process.once("SIGTERM", () => void stop(0));
+  await controller.start();
+}

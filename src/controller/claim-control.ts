@@ -1,0 +1,38 @@
+/** ClaimControl: creates and deletes the pets' PersistentVolumeClaims. */
+import { CoreV1Api, type KubeConfig, type V1PersistentVolumeClaim } from "@kubernetes/client-node";
+import { isAlreadyExists, isNotFound } from "./api-errors.js";
+import type { WriteCounter } from "./write-counter.js";
+
+export interface ClaimControl {
+  /** If this returns without error, the claim exists; an existing claim is never replaced. */
+  create(namespace: string, claim: V1PersistentVolumeClaim): Promise<void>;
+  /** Deletes exactly this claim (uid precondition); NotFound counts as done. */
+  delete(namespace: string, name: string, uid: string): Promise<void>;
+}
+
+export function createClaimControl(kubeConfig: KubeConfig, writes: WriteCounter): ClaimControl {
+  const api = kubeConfig.makeApiClient(CoreV1Api);
+  return {
+    async create(namespace, claim) {
+      writes.count("create", "persistentvolumeclaims");
+      try {
+        await api.createNamespacedPersistentVolumeClaim({ namespace, body: claim });
+      } catch (err) {
+        // A claim that already exists is the pet's storage: keep it (stable storage).
+        if (!isAlreadyExists(err)) throw err;
+      }
+    },
+    async delete(namespace, name, uid) {
+      writes.count("delete", "persistentvolumeclaims");
+      try {
+        await api.deleteNamespacedPersistentVolumeClaim({
+          name,
+          namespace,
+          body: { preconditions: { uid } },
+        });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    },
+  };
+}

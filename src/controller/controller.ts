@@ -1,0 +1,168 @@
+/**
+ * Wiring: watch events fill the caches; each event maps to the key of the PetSet it concerns
+ * and wakes the queue; workers take keys and run the sync. Only the leader runs workers.
+ */
+import { hostname } from "node:os";
+import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
+import { Labels } from "../api/names.js";
+import type { Clock } from "../util/clock.js";
+import type { Logger } from "../util/logger.js";
+import { createClaimControl } from "./claim-control.js";
+import { createEventRecorder } from "./event-recorder.js";
+import { type ControllerCaches, startControllerCaches } from "./informers.js";
+import { type LeaderElector, startLeaderElection } from "./leader-election.js";
+import { type ControllerMetrics, createMetrics } from "./metrics.js";
+import { createPetSetClient } from "./petset-client.js";
+import { createPodControl } from "./pod-control.js";
+import { KeyQueue } from "./queue.js";
+import { type SyncContext, type SyncResult, syncPetSet } from "./sync.js";
+
+export interface ControllerOptions {
+  kubeConfig: KubeConfig;
+  clock: Clock;
+  logger: Logger;
+  namespace?: string | undefined;
+  workers: number;
+  leaderElection?: { namespace: string; name: string; identity?: string } | undefined;
+  metrics?: ControllerMetrics;
+}
+
+export class PetSetController {
+  readonly metrics: ControllerMetrics;
+  private caches: ControllerCaches | undefined;
+  private elector: LeaderElector | undefined;
+  private readonly queue: KeyQueue;
+  private running = false;
+  private workersDone: Promise<void>[] = [];
+
+  constructor(private readonly opts: ControllerOptions) {
+    this.metrics = opts.metrics ?? createMetrics();
+    this.queue = new KeyQueue({ clock: opts.clock });
+  }
+
+  /** True once the caches have synced (the /readyz answer). */
+  ready = false;
+
+  async start(): Promise<void> {
+    const { kubeConfig, logger, namespace } = this.opts;
+    const caches = startControllerCaches({ kubeConfig, namespace, logger });
+    this.caches = caches;
+    const enqueueSelf = (o: KubernetesObject) => this.enqueue(o.metadata?.namespace, o.metadata?.name);
+    const enqueueOwner = (o: KubernetesObject) =>
+      this.enqueue(o.metadata?.namespace, o.metadata?.labels?.[Labels.petSet] ?? ownerName(o));
+    caches.petSets.onChange(enqueueSelf);
+    caches.versions.onChange(enqueueOwner);
+    caches.pods.onChange(enqueueOwner);
+    caches.claims.onChange(enqueueOwner);
+    await Promise.all([
+      caches.petSets.synced,
+      caches.versions.synced,
+      caches.pods.synced,
+      caches.claims.synced,
+    ]);
+    this.ready = true;
+    logger.info("caches synced");
+    const le = this.opts.leaderElection;
+    if (!le) {
+      this.startWorkers();
+      return;
+    }
+    this.elector = startLeaderElection({
+      kubeConfig,
+      clock: this.opts.clock,
+      logger,
+      namespace: le.namespace,
+      name: le.name,
+      identity: le.identity ?? `${hostname()}-${process.pid}`,
+      onStartedLeading: () => {
+        this.metrics.leader.set(1);
+        this.startWorkers();
+      },
+      onStoppedLeading: () => {
+        // Like client-go: a replica that lost the lease must not write again. Stop workers;
+        // the process owner (petset controller) exits so a fresh start re-reads everything.
+        this.metrics.leader.set(0);
+        this.queue.shutDown();
+        this.onLostLeadership?.();
+      },
+    });
+  }
+
+  onLostLeadership: (() => void) | undefined;
+
+  private enqueue(namespace: string | undefined, name: string | undefined): void {
+    if (!namespace || !name) return;
+    this.queue.add(`${namespace}/${name}`);
+    this.metrics.queueDepth.set(this.queue.length);
+  }
+
+  private startWorkers(): void {
+    if (this.running || !this.caches) return;
+    this.running = true;
+    for (const ps of this.caches.petSets.list()) this.enqueue(ps.metadata?.namespace, ps.metadata?.name);
+    const ctx = this.syncContext(this.caches);
+    for (let i = 0; i < this.opts.workers; i++) this.workersDone.push(this.worker(ctx));
+  }
+
+  private syncContext(caches: ControllerCaches): SyncContext {
+    const writes = {
+      count: (verb: string, resource: string) => this.metrics.apiWrites.inc({ verb, resource }),
+    };
+    const client = createPetSetClient(this.opts.kubeConfig, writes);
+    return {
+      caches,
+      clock: this.opts.clock,
+      logger: this.opts.logger,
+      pods: createPodControl(this.opts.kubeConfig, writes),
+      claims: createClaimControl(this.opts.kubeConfig, writes),
+      versions: client.versions,
+      status: client.status,
+      petSets: client.petSets,
+      events: createEventRecorder({
+        kubeConfig: this.opts.kubeConfig,
+        clock: this.opts.clock,
+        logger: this.opts.logger,
+      }),
+      metrics: this.metrics,
+    };
+  }
+
+  private async worker(ctx: SyncContext): Promise<void> {
+    for (;;) {
+      const key = await this.queue.get();
+      if (key === undefined) return;
+      this.metrics.queueDepth.set(this.queue.length);
+      const end = this.metrics.syncDuration.startTimer();
+      let result: SyncResult;
+      try {
+        result = await syncPetSet(ctx, key);
+        this.metrics.syncs.inc({ result: "ok" });
+        this.queue.forget(key);
+        if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
+      } catch (err) {
+        this.metrics.syncs.inc({ result: "error" });
+        const delay = this.queue.addRateLimited(key);
+        this.opts.logger.warn(
+          { key, err: err instanceof Error ? err.message : String(err), retryInMs: delay },
+          "sync failed",
+        );
+      } finally {
+        end();
+        this.queue.done(key);
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.queue.shutDown();
+    await Promise.all(this.workersDone);
+    await this.elector?.stop();
+    if (this.caches) {
+      await Promise.all(Object.values(this.caches).map((c) => c.stop()));
+    }
+  }
+}
+
+function ownerName(o: KubernetesObject): string | undefined {
+  return o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === "PetSet")?.name;
+}

@@ -1,0 +1,151 @@
+/**
+ * Read-only caches filled by watches. client-node's informer stops on a non-410 error; this
+ * wrapper restarts it with backoff and exposes `synced`, so the controller never syncs from
+ * an empty cache after a start or restart. One writer (the informer), many readers.
+ */
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type Informer,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  makeInformer,
+  type ObjectCache,
+  type V1PersistentVolumeClaim,
+  type V1Pod,
+} from "@kubernetes/client-node";
+import { GROUP, Labels, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
+import type { Logger } from "../util/logger.js";
+
+export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
+
+export interface ResourceCache<T extends KubernetesObject> extends ObjectCache<T> {
+  readonly name: string;
+  onChange(cb: (obj: T, kind: "add" | "update" | "delete") => void): void;
+  /** Resolves once the first list has been loaded. */
+  readonly synced: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface CacheOptions {
+  kubeConfig: KubeConfig;
+  namespace?: string | undefined;
+  logger: Logger;
+  restartDelayMs?: number;
+}
+
+function startCache<T extends KubernetesObject>(
+  name: string,
+  informer: Watched<T>,
+  opts: CacheOptions,
+): ResourceCache<T> {
+  let stopped = false;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let failures = 0;
+  const log = opts.logger.child({ cache: name });
+  let markSynced: () => void = () => {};
+  const synced = new Promise<void>((resolve) => {
+    markSynced = resolve;
+  });
+  let failedSinceStart = false;
+  const start = () => {
+    failedSinceStart = false;
+    informer.start().then(
+      () => {
+        // start() also resolves after a failed list (the error callback ran): not synced then.
+        if (failedSinceStart) return;
+        failures = 0;
+        markSynced();
+      },
+      (err: unknown) => log.warn({ err }, "informer start failed; retrying"),
+    );
+  };
+  informer.on("error", (err: unknown) => {
+    if (stopped) return;
+    failedSinceStart = true;
+    failures++;
+    const delay = Math.min(30_000, (opts.restartDelayMs ?? 200) * 2 ** Math.min(failures, 8));
+    log.warn({ err: errorMessage(err), delayMs: delay }, "watch failed; restarting");
+    restartTimer = setTimeout(start, delay);
+  });
+  start();
+  return {
+    name,
+    synced,
+    get: (n, ns) => informer.get(n, ns),
+    list: (ns) => informer.list(ns),
+    onChange(cb) {
+      informer.on("add", (o) => cb(o, "add"));
+      informer.on("update", (o) => cb(o, "update"));
+      informer.on("delete", (o) => cb(o, "delete"));
+    },
+    async stop() {
+      stopped = true;
+      if (restartTimer) clearTimeout(restartTimer);
+      await informer.stop();
+    },
+  };
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function customPath(plural: string, namespace?: string): string {
+  return namespace
+    ? `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`
+    : `/apis/${GROUP}/${VERSION}/${plural}`;
+}
+
+function customInformer(opts: CacheOptions, plural: string): Watched<KubernetesObject> {
+  const api = opts.kubeConfig.makeApiClient(CustomObjectsApi);
+  const ns = opts.namespace;
+  const list = async (): Promise<KubernetesListObject<KubernetesObject>> =>
+    (ns
+      ? await api.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural })
+      : await api.listClusterCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural,
+        })) as KubernetesListObject<KubernetesObject>;
+  return makeInformer(opts.kubeConfig, customPath(plural, ns), list);
+}
+
+export interface ControllerCaches {
+  petSets: ResourceCache<KubernetesObject>;
+  versions: ResourceCache<KubernetesObject>;
+  pods: ResourceCache<V1Pod>;
+  claims: ResourceCache<V1PersistentVolumeClaim>;
+}
+
+/** Starts the four caches the controller reads. Pods and claims are limited to petset's own. */
+export function startControllerCaches(opts: CacheOptions): ControllerCaches {
+  const core = opts.kubeConfig.makeApiClient(CoreV1Api);
+  const ns = opts.namespace;
+  const selector = Labels.petSet;
+  const pods = makeInformer<V1Pod>(
+    opts.kubeConfig,
+    ns ? `/api/v1/namespaces/${ns}/pods` : "/api/v1/pods",
+    () =>
+      ns
+        ? core.listNamespacedPod({ namespace: ns, labelSelector: selector })
+        : core.listPodForAllNamespaces({ labelSelector: selector }),
+    selector,
+  );
+  const claims = makeInformer<V1PersistentVolumeClaim>(
+    opts.kubeConfig,
+    ns ? `/api/v1/namespaces/${ns}/persistentvolumeclaims` : "/api/v1/persistentvolumeclaims",
+    () =>
+      ns
+        ? core.listNamespacedPersistentVolumeClaim({ namespace: ns, labelSelector: selector })
+        : core.listPersistentVolumeClaimForAllNamespaces({ labelSelector: selector }),
+    selector,
+  );
+  return {
+    petSets: startCache("petsets", customInformer(opts, PETSET_PLURAL), opts),
+    versions: startCache("petsetversions", customInformer(opts, VERSION_PLURAL), opts),
+    pods: startCache("pods", pods, opts),
+    claims: startCache("persistentvolumeclaims", claims, opts),
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * One writer: replicas compete for a coordination.k8s.io Lease. Every write to the Lease
+ * carries the resourceVersion that was read, so two candidates can never both win. As in
+ * client-go, expiry is judged by when *we* last saw the record change (local clock), not by
+ * the holder's timestamps, so clock skew between machines cannot steal a live lease.
+ */
+import { CoordinationV1Api, type KubeConfig, type V1Lease, V1MicroTime } from "@kubernetes/client-node";
+import type { Clock } from "../util/clock.js";
+import type { Logger } from "../util/logger.js";
+import { isConflict, isNotFound } from "./api-errors.js";
+
+export interface LeaderElectionOptions {
+  kubeConfig: KubeConfig;
+  namespace: string;
+  name: string;
+  identity: string;
+  clock: Clock;
+  logger: Logger;
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  onStartedLeading: () => void;
+  onStoppedLeading: () => void;
+}
+
+export interface LeaderElector {
+  isLeader(): boolean;
+  stop(): Promise<void>;
+}
+
+export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector {
+  const api = opts.kubeConfig.makeApiClient(CoordinationV1Api);
+  const leaseDurationMs = opts.leaseDurationMs ?? 15_000;
+  const renewDeadlineMs = opts.renewDeadlineMs ?? 10_000;
+  const retryPeriodMs = opts.retryPeriodMs ?? 2_000;
+  const log = opts.logger.child({ lease: `${opts.namespace}/${opts.name}`, identity: opts.identity });
+  let leader = false;
+  let stopped = false;
+  let lastRenew = 0;
+  let observed: { key: string; at: number } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const spec = (prev: V1Lease | undefined) => {
+    const now = new V1MicroTime(opts.clock.now());
+    const wasOurs = prev?.spec?.holderIdentity === opts.identity;
+    return {
+      holderIdentity: opts.identity,
+      leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
+      acquireTime: wasOurs && prev?.spec?.acquireTime ? prev.spec.acquireTime : now,
+      renewTime: now,
+      leaseTransitions: (prev?.spec?.leaseTransitions ?? 0) + (wasOurs || !prev ? 0 : 1),
+    };
+  };
+
+  /** One attempt to acquire or renew; true when we hold the lease afterwards. */
+  const tryAcquireOrRenew = async (): Promise<boolean> => {
+    let lease: V1Lease;
+    try {
+      lease = await api.readNamespacedLease({ name: opts.name, namespace: opts.namespace });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await api.createNamespacedLease({
+        namespace: opts.namespace,
+        body: { metadata: { name: opts.name, namespace: opts.namespace }, spec: spec(undefined) },
+      });
+      return true;
+    }
+    const holder = lease.spec?.holderIdentity;
+    const key = `${holder}|${String(lease.spec?.renewTime)}`;
+    const now = opts.clock.now();
+    if (observed?.key !== key) observed = { key, at: now };
+    const duration = (lease.spec?.leaseDurationSeconds ?? 15) * 1000;
+    if (holder && holder !== opts.identity && observed.at + duration > now) return false;
+    await api.replaceNamespacedLease({
+      name: opts.name,
+      namespace: opts.namespace,
+      body: { ...lease, spec: spec(lease) },
+    });
+    return true;
+  };
+
+  const tick = async () => {
+    if (stopped) return;
+    let held = false;
+    try {
+      held = await tryAcquireOrRenew();
+    } catch (err) {
+      if (!isConflict(err)) log.warn({ err: String(err) }, "lease update failed");
+    }
+    const now = opts.clock.now();
+    if (held) {
+      lastRenew = now;
+      if (!leader) {
+        leader = true;
+        log.info("became leader");
+        opts.onStartedLeading();
+      }
+    } else if (leader && now - lastRenew > renewDeadlineMs) {
+      leader = false;
+      log.warn("lost leadership");
+      opts.onStoppedLeading();
+    }
+    if (!stopped) timer = setTimeout(tick, retryPeriodMs);
+  };
+  void tick();
+
+  return {
+    isLeader: () => leader,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      if (leader) {
+        // Release: an expired renewTime lets another replica take over at once.
+        try {
+          const lease = await api.readNamespacedLease({ name: opts.name, namespace: opts.namespace });
+          if (lease.spec?.holderIdentity === opts.identity) {
+            await api.replaceNamespacedLease({
+              name: opts.name,
+              namespace: opts.namespace,
+              body: { ...lease, spec: { ...lease.spec, holderIdentity: "", leaseDurationSeconds: 1 } },
+            });
+          }
+        } catch (err) {
+          log.debug({ err: String(err) }, "lease release failed");
+        }
+        leader = false;
+      }
+    },
+  };
+}

@@ -1,0 +1,53 @@
+/** Prometheus metrics of the controller; one registry per controller instance (no globals). */
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+
+export interface ControllerMetrics {
+  registry: Registry;
+  syncs: Counter<"result">;
+  syncDuration: Histogram;
+  queueDepth: Gauge;
+  versions: Gauge<"namespace" | "petset">;
+  podsByVersion: Gauge<"namespace" | "petset" | "version">;
+  apiWrites: Counter<"verb" | "resource">;
+  leader: Gauge;
+}
+
+export function createMetrics(): ControllerMetrics {
+  const registry = new Registry();
+  const opts = { registers: [registry] };
+  return {
+    registry,
+    syncs: new Counter({
+      name: "petset_syncs_total",
+      help: "PetSet syncs by result",
+      labelNames: ["result"],
+      ...opts,
+    }),
+    syncDuration: new Histogram({
+      name: "petset_sync_duration_seconds",
+      help: "Duration of one PetSet sync",
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
+      ...opts,
+    }),
+    queueDepth: new Gauge({ name: "petset_queue_depth", help: "Keys waiting in the work queue", ...opts }),
+    versions: new Gauge({
+      name: "petset_versions",
+      help: "PetSetVersions per PetSet",
+      labelNames: ["namespace", "petset"],
+      ...opts,
+    }),
+    podsByVersion: new Gauge({
+      name: "petset_pods",
+      help: "Pods per PetSet and version",
+      labelNames: ["namespace", "petset", "version"],
+      ...opts,
+    }),
+    apiWrites: new Counter({
+      name: "petset_api_writes_total",
+      help: "Writes to the Kubernetes API by verb and resource",
+      labelNames: ["verb", "resource"],
+      ...opts,
+    }),
+    leader: new Gauge({ name: "petset_leader", help: "1 when this replica holds the lease", ...opts }),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Writes to PetSets and PetSetVersions through client-node's CustomObjectsApi. Status and
+ * spec writes carry the resourceVersion that was read (409 on a stale read).
+ */
+import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { GROUP, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
+import type { PetSetStatus } from "../api/petset.js";
+import type { PetSetVersion } from "../api/petset-version.js";
+import { isNotFound } from "./api-errors.js";
+import type { WriteCounter } from "./write-counter.js";
+
+export interface StatusUpdater {
+  /** Writes the whole status; fails with 409 if the PetSet changed since `resourceVersion`. */
+  update(namespace: string, name: string, resourceVersion: string, status: PetSetStatus): Promise<void>;
+}
+
+export interface VersionControl {
+  /** Creates a version; AlreadyExists is surfaced so the caller can re-read and decide. */
+  create(version: PetSetVersion): Promise<void>;
+  /** Deletes exactly this version; NotFound counts as done. */
+  delete(namespace: string, name: string, uid: string, resourceVersion?: string): Promise<void>;
+  /** Adopts an orphan: sets the controller ownerReference (resourceVersion precondition). */
+  adopt(namespace: string, name: string, resourceVersion: string, owner: OwnerRef): Promise<void>;
+}
+
+export interface OwnerRef {
+  apiVersion: string;
+  kind: string;
+  name: string;
+  uid: string;
+  controller: true;
+  blockOwnerDeletion: true;
+}
+
+export interface PetSetWriter {
+  /** Merge-patches a PetSet's spec and annotations (resourceVersion precondition). */
+  patch(
+    namespace: string,
+    name: string,
+    resourceVersion: string,
+    patch: Record<string, unknown>,
+  ): Promise<void>;
+}
+
+const merge = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+
+export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter) {
+  const api = kubeConfig.makeApiClient(CustomObjectsApi);
+  const ps = { group: GROUP, version: VERSION, plural: PETSET_PLURAL };
+  const psv = { group: GROUP, version: VERSION, plural: VERSION_PLURAL };
+  const status: StatusUpdater = {
+    async update(namespace, name, resourceVersion, st) {
+      writes.count("patch", "petsets/status");
+      await api.patchNamespacedCustomObjectStatus(
+        { ...ps, namespace, name, body: { metadata: { resourceVersion }, status: st } },
+        merge,
+      );
+    },
+  };
+  const versions: VersionControl = {
+    async create(version) {
+      writes.count("create", "petsetversions");
+      await api.createNamespacedCustomObject({
+        ...psv,
+        namespace: version.metadata.namespace ?? "default",
+        body: version,
+      });
+    },
+    async delete(namespace, name, uid, resourceVersion) {
+      writes.count("delete", "petsetversions");
+      try {
+        await api.deleteNamespacedCustomObject({
+          ...psv,
+          namespace,
+          name,
+          body: { preconditions: { uid, ...(resourceVersion ? { resourceVersion } : {}) } },
+        });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    },
+    async adopt(namespace, name, resourceVersion, owner) {
+      writes.count("patch", "petsetversions");
+      await api.patchNamespacedCustomObject(
+        { ...psv, namespace, name, body: { metadata: { resourceVersion, ownerReferences: [owner] } } },
+        merge,
+      );
+    },
+  };
+  const petSets: PetSetWriter = {
+    async patch(namespace, name, resourceVersion, patch) {
+      writes.count("patch", "petsets");
+      const meta = (patch.metadata ?? {}) as Record<string, unknown>;
+      await api.patchNamespacedCustomObject(
+        { ...ps, namespace, name, body: { ...patch, metadata: { ...meta, resourceVersion } } },
+        merge,
+      );
+    },
+  };
+  return { status, versions, petSets };
+}

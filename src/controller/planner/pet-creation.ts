@@ -1,0 +1,58 @@
+import type { PetSetVersion } from "../../api/index.js";
+import { contentAllowed, createPet, deletePod, ensureClaims, type PlanContext } from "./plan-context.js";
+import { availableAt, isAvailable, isFinished, isTerminating } from "./pod-health.js";
+
+/**
+ * The version a missing pet is created at: the target, except below the partition and while
+ * paused, where it is the old version (current, or the kept one when two old versions are
+ * live); if that would make a third live version, the other one; if none keeps at most two
+ * versions live, none (the pet waits).
+ */
+export function chooseCreateVersion(ctx: PlanContext, ordinal: number): PetSetVersion | undefined {
+  const { current, target } = ctx.versions;
+  const old = ctx.keptOld ?? current;
+  const keepOld = ctx.spec.paused || (ctx.spec.rollingUpdate && ordinal < ctx.spec.partitionOrdinal);
+  const preferences = keepOld ? [old, current, target] : [target, old, current];
+  return preferences.find((v) => contentAllowed(ctx, v.spec.hash));
+}
+
+/**
+ * Create missing pets and recreate finished (Failed/Succeeded) pods.
+ * OrderedReady: in ordinal order, one at a time, each only once every lower pet is available.
+ * Parallel: all at once. Never while the pet's old pod still exists (one pod per pet).
+ * Returns true when every pet exists and is available (OrderedReady may then scale down/update).
+ */
+export function planPetCreation(ctx: PlanContext): boolean {
+  const { spec, input } = ctx;
+  let allHealthy = true;
+  for (const ordinal of spec.ordinals) {
+    const pod = ctx.podsByOrdinal.get(ordinal);
+    if (pod === undefined) {
+      allHealthy = false;
+      const version = chooseCreateVersion(ctx, ordinal);
+      if (version !== undefined) createPet(ctx, version, ordinal);
+      if (spec.orderedReady) return false;
+      continue;
+    }
+    if (isTerminating(pod)) {
+      allHealthy = false;
+      if (spec.orderedReady) return false;
+      continue;
+    }
+    if (isFinished(pod)) {
+      allHealthy = false;
+      deletePod(ctx, pod, "recreate");
+      if (spec.orderedReady) return false;
+      continue;
+    }
+    const podVersion = ctx.index.byNumber(pod.version);
+    if (podVersion !== undefined) ensureClaims(ctx, podVersion, ordinal);
+    if (!isAvailable(pod, spec.minReadyMs, input.now)) {
+      allHealthy = false;
+      const at = availableAt(pod, spec.minReadyMs);
+      if (at !== undefined) ctx.wakeAt.push(at);
+      if (spec.orderedReady) return false;
+    }
+  }
+  return allHealthy;
+}

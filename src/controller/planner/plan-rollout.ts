@@ -1,0 +1,186 @@
+/**
+ * planRollout: the pure decision of one PetSet sync. Plain data in (PetSet, versions, pods,
+ * claims, clock), steps + status + events out. The rules (also docs/rollouts.md):
+ *
+ * Versions
+ *  - newest N = highest version number (status.updateVersion). Contents compare by hash: a
+ *    pod whose hash equals the target's is up to date and is only relabelled (no restart).
+ *  - current C = status.currentVersion (inferred from the pods when missing). C advances when
+ *    every pod runs one content; lastCompleteVersion advances when every pet runs the target
+ *    and is available (the autoRollback target).
+ *  - target T = the in-flight rollout: the petset.dev/target-version announced on live pods
+ *    (else the newest version a pod runs besides C, else N). T becomes N when T's content is
+ *    N's, when T is done (every pet >= partition at T and available), or when T is broken
+ *    (no T pod is Ready, or one is broken: failing, Failed, or not Ready for a whole
+ *    progressDeadline). Otherwise N is queued: it waits until T is done (SPEC rule 2).
+ *  - At most two contents live (counting terminating pods and pods created by this plan): a
+ *    missing pet is created at T (at C below the partition or while paused), else at the other
+ *    of the two if T would be a third, else not yet. With two old contents live (C and a given-
+ *    up version X), X's pods are replaced first (refilled at C while X remains), then C's.
+ *
+ * Pods
+ *  - Ordinals [start, start+replicas); pods outside are condemned (scale-down, highest first).
+ *  - OrderedReady: create in ordinal order, one at a time, only when every lower pet is
+ *    Running+Ready+available (minReadySeconds); scale down one at a time once all pets are
+ *    available; rolling updates only when all pets are available and no scale-down runs.
+ *    Parallel: create and condemn all at once; updates limited by maxUnavailable only.
+ *  - Never a second pod for an ordinal: a pet is created only when no pod of it exists.
+ *  - Failed/Succeeded pods are deleted (reason recreate) and created again.
+ *  - RollingUpdate: pets >= start+partition, highest first. Outdated pods that are not Ready are
+ *    replaced at once (replace-broken: they serve nothing, SPEC rule 4); Ready ones while fewer
+ *    than maxUnavailable pets (missing, terminating or not available, over all pets) are
+ *    unavailable. InPlaceIfPossible: when only container images differ, patch them in place.
+ *  - OnDelete: missing pets are created (at T), pods are never deleted for an update.
+ *  - paused: no relabel, no update, no announcement; missing pets are created at C; scaling
+ *    and recreation of Failed pods go on; Progressing=Unknown/Paused and no deadline.
+ *  - When T differs from the announced target, every live pod is annotated
+ *    petset.dev/target-version=T (merged into relabel/patch steps for pods that have one).
+ *
+ * Deadline: no progress (see lastProgressAt) for progressDeadlineSeconds while not complete
+ * and not paused: Progressing=False/ProgressDeadlineExceeded and a Warning. With autoRollback,
+ * a rollbackTo step to lastCompleteVersion (unless N already has its content):
+ * Progressing=False/RolledBack, then True/RolledBack while the rollback version rolls out.
+ */
+import { podName } from "../../api/index.js";
+import { planPetCreation } from "./pet-creation.js";
+import { chooseKeptOld, event, type PlanContext, resolveSpec } from "./plan-context.js";
+import { PlanEventReasons } from "./plan-events.js";
+import { selectorString } from "./plan-status.js";
+import type { Plan, PlanInput, Step } from "./plan-types.js";
+import { planAnnouncements, planRelabels, planRollingUpdate } from "./pod-updates.js";
+import { planStatus } from "./rollout-status.js";
+import { chooseRolloutVersions } from "./rollout-target.js";
+import { condemnedPods, planClaimRetention, planScaleDown } from "./scale-down.js";
+import { indexVersions } from "./version-index.js";
+import type { ClaimView, PodView } from "./views.js";
+
+const stepOrder: Record<Step["kind"], number> = {
+  rollbackTo: 0,
+  annotateTargetVersion: 1,
+  relabelPod: 2,
+  deletePod: 3,
+  patchPodImages: 4,
+  createClaim: 5,
+  createPod: 6,
+  deleteClaim: 7,
+};
+
+export function planRollout(input: PlanInput): Plan {
+  const spec = resolveSpec(input.petSet);
+  const index = indexVersions(input.versions);
+  const podsByOrdinal = new Map<number, PodView>();
+  for (const pod of input.pods) {
+    if (pod.ordinal >= 0 && pod.name === podName(spec.setName, pod.ordinal))
+      podsByOrdinal.set(pod.ordinal, pod);
+  }
+  const claimsByName = new Map<string, ClaimView>(input.claims.map((c) => [c.name, c]));
+  const updatable = spec.ordinals.filter((o) => !spec.rollingUpdate || o >= spec.partitionOrdinal);
+  const versions = chooseRolloutVersions({
+    index,
+    pods: [...podsByOrdinal.values()],
+    statusCurrentVersion: input.petSet.status?.currentVersion,
+    petOrdinals: spec.ordinals,
+    updatableOrdinals: updatable,
+    minReadyMs: spec.minReadyMs,
+    deadlineMs: spec.deadlineMs,
+    now: input.now,
+  });
+
+  if (versions === undefined) {
+    // No version recorded yet: the version sync runs first. Report what exists, change nothing.
+    const previous = input.petSet.status;
+    const pods = [...podsByOrdinal.values()];
+    return {
+      steps: [],
+      events: [],
+      status: {
+        ...(previous ?? { conditions: [] }),
+        replicas: pods.length,
+        readyReplicas: previous?.readyReplicas ?? 0,
+        availableReplicas: previous?.availableReplicas ?? 0,
+        currentReplicas: previous?.currentReplicas ?? 0,
+        updatedReplicas: previous?.updatedReplicas ?? 0,
+        selector: selectorString(input.petSet.spec.selector),
+        conditions: previous?.conditions ?? [],
+      },
+    };
+  }
+
+  const liveContents = new Map<string, number>();
+  for (const pod of podsByOrdinal.values()) {
+    const content = index.contentOf(pod);
+    liveContents.set(content, (liveContents.get(content) ?? 0) + 1);
+  }
+  const ctx: PlanContext = {
+    input,
+    spec,
+    index,
+    versions,
+    keptOld: chooseKeptOld([...podsByOrdinal.values()], index, versions),
+    podsByOrdinal,
+    claimsByName,
+    steps: [],
+    events: [],
+    touched: new Set(),
+    liveContents,
+    wakeAt: [],
+    moved: false,
+  };
+
+  if (input.petSet.metadata.deletionTimestamp !== undefined) {
+    planClaimRetention(ctx);
+    return finish(ctx, planStatus(ctx));
+  }
+
+  const target = versions.target.spec.version;
+  if (versions.superseded !== undefined) {
+    event(
+      ctx,
+      "Warning",
+      PlanEventReasons.rolloutSuperseded,
+      "petset",
+      `PetSet ${spec.setName}: version ${versions.superseded.spec.version} has pods that are not Ready; moving to version ${target} instead`,
+    );
+  }
+  const live = [...podsByOrdinal.values()].some((p) => p.deletionTimestamp === undefined);
+  if (!spec.paused && live && versions.announced !== target) {
+    event(
+      ctx,
+      "Normal",
+      PlanEventReasons.rolloutStarted,
+      "petset",
+      `PetSet ${spec.setName}: rolling out version ${target} (current version ${versions.current.spec.version})`,
+    );
+  }
+  if (versions.queued && input.petSet.status?.updateVersion !== versions.newest.spec.version) {
+    event(
+      ctx,
+      "Normal",
+      PlanEventReasons.rolloutQueued,
+      "petset",
+      `PetSet ${spec.setName}: version ${versions.newest.spec.version} waits until version ${target} finishes rolling out (at most two versions run at once)`,
+    );
+  }
+
+  const allPetsHealthy = planPetCreation(ctx);
+  const scalingDown = condemnedPods(ctx).length > 0;
+  planScaleDown(ctx, allPetsHealthy);
+  planClaimRetention(ctx);
+  if (!spec.paused) {
+    planRelabels(ctx);
+    if (spec.rollingUpdate) planRollingUpdate(ctx, allPetsHealthy, scalingDown);
+    planAnnouncements(ctx);
+  }
+  return finish(ctx, planStatus(ctx));
+}
+
+function finish(ctx: PlanContext, status: Plan["status"]): Plan {
+  const steps = ctx.steps
+    .map((step, i) => ({ step, i }))
+    .sort((a, b) => stepOrder[a.step.kind] - stepOrder[b.step.kind] || a.i - b.i)
+    .map(({ step }) => step);
+  const future = ctx.wakeAt.filter((t) => t > ctx.input.now);
+  const plan: Plan = { steps, status, events: ctx.events };
+  if (future.length > 0) plan.requeueAfterMs = Math.min(...future) - ctx.input.now;
+  return plan;
+}

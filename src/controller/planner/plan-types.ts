@@ -1,0 +1,131 @@
+import type { V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
+import type { PetSet, PetSetStatus, PetSetVersion } from "../../api/index.js";
+import type { ClaimView, PodView } from "./views.js";
+
+/** Everything the planner reads. Plain data from the caches; the planner never mutates it. */
+export interface PlanInput {
+  /** Fully defaulted (parsePetSet). `status` is read for memory: currentVersion, conditions. */
+  petSet: PetSet;
+  /** This PetSet's versions, any order. */
+  versions: readonly PetSetVersion[];
+  /** Pods owned by this PetSet. */
+  pods: readonly PodView[];
+  /** Claims named `<claim>-<petset>-<ordinal>`. */
+  claims: readonly ClaimView[];
+  /** Milliseconds since the epoch: the injected clock. */
+  now: number;
+}
+
+/** Why a pod is deleted; also the Event reason the executor may record. */
+export type DeletePodReason = "scale-down" | "update" | "replace-broken" | "recreate";
+
+/** Preconditions every write to an existing pod carries (SPEC rule 7). */
+export interface PodRef {
+  podName: string;
+  ordinal: number;
+  uid: string;
+  resourceVersion: string;
+}
+
+export interface CreateClaimStep {
+  kind: "createClaim";
+  ordinal: number;
+  claim: V1PersistentVolumeClaim;
+}
+
+/** Create the pet's pod. Claims of the same ordinal come earlier in `steps`. */
+export interface CreatePodStep {
+  kind: "createPod";
+  ordinal: number;
+  version: number;
+  pod: V1Pod;
+}
+
+export interface DeletePodStep extends PodRef {
+  kind: "deletePod";
+  reason: DeletePodReason;
+  /** Version the pod ran (label), for events. */
+  fromVersion?: number;
+}
+
+/**
+ * In-place update: set `spec.containers[name=container].image` and merge `labels` and
+ * `annotations` in one write (so the restarted container reads the new downward-API env).
+ */
+export interface PatchPodImagesStep extends PodRef {
+  kind: "patchPodImages";
+  images: { container: string; image: string }[];
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  fromVersion?: number;
+  toVersion: number;
+}
+
+/** Pod already runs the target content: merge labels/annotations, no restart. */
+export interface RelabelPodStep extends PodRef {
+  kind: "relabelPod";
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  fromVersion?: number;
+  toVersion: number;
+}
+
+/** Merge annotation `petset.dev/target-version=<targetVersion>`. */
+export interface AnnotateTargetVersionStep extends PodRef {
+  kind: "annotateTargetVersion";
+  targetVersion: number;
+}
+
+export interface DeleteClaimStep {
+  kind: "deleteClaim";
+  ordinal: number;
+  claimName: string;
+  uid: string;
+  resourceVersion: string;
+  reason: "whenScaled" | "whenDeleted";
+}
+
+/**
+ * Write the content of `version` back into the PetSet's template/volumeClaimTemplates (with a
+ * change-cause naming `fromVersion`); the version sync then records a version with rollbackOf.
+ * Must be idempotent: the planner repeats it until that new version appears.
+ */
+export interface RollbackToStep {
+  kind: "rollbackTo";
+  version: number;
+  fromVersion: number;
+  changeCause: string;
+}
+
+export type Step =
+  | CreateClaimStep
+  | CreatePodStep
+  | DeletePodStep
+  | PatchPodImagesStep
+  | RelabelPodStep
+  | AnnotateTargetVersionStep
+  | DeleteClaimStep
+  | RollbackToStep;
+
+export type StepKind = Step["kind"];
+
+export interface PlanEvent {
+  type: "Normal" | "Warning";
+  reason: string;
+  message: string;
+  /** "petset" or the name of a pod. */
+  object: string;
+}
+
+export interface Plan {
+  /**
+   * Independent writes, except that a createClaim precedes the createPod of its ordinal.
+   * Each pod appears in at most one step. An executor may stop at the first failure: the next
+   * sync plans again from fresh caches.
+   */
+  steps: Step[];
+  status: PetSetStatus;
+  /** Sync again after this long even if nothing changes (minReadySeconds, deadline). */
+  requeueAfterMs?: number;
+  events: PlanEvent[];
+}

@@ -1,0 +1,59 @@
+import type { PodView } from "./views.js";
+
+/** Predicates on one pod. Times are ms; `now` is the injected clock. */
+
+export function isTerminating(pod: PodView): boolean {
+  return pod.deletionTimestamp !== undefined;
+}
+
+/** Failed or Succeeded: the pod will never run again and is recreated. */
+export function isFinished(pod: PodView): boolean {
+  return pod.phase === "Failed" || pod.phase === "Succeeded";
+}
+
+/** `nginx:1` and `docker.io/library/nginx:1` are the same image. */
+export function normalizeImage(image: string): string {
+  let name = image;
+  if (name.startsWith("docker.io/library/")) name = name.slice("docker.io/library/".length);
+  else if (name.startsWith("docker.io/")) name = name.slice("docker.io/".length);
+  const lastSegment = name.slice(name.lastIndexOf("/") + 1);
+  if (!lastSegment.includes(":") && !name.includes("@")) name = `${name}:latest`;
+  return name;
+}
+
+/**
+ * An in-place image patch the kubelet has not acted on yet: the pod may still say Ready while
+ * running the old image, so it must not count as available.
+ */
+export function inPlaceUpdatePending(pod: PodView): boolean {
+  return pod.containers.some(
+    (c) => c.runningImage !== undefined && normalizeImage(c.runningImage) !== normalizeImage(c.image),
+  );
+}
+
+export function isRunningAndReady(pod: PodView): boolean {
+  return pod.phase === "Running" && pod.ready && !isTerminating(pod) && !inPlaceUpdatePending(pod);
+}
+
+/** When the pod counts as available, or undefined while it is not Running+Ready. */
+export function availableAt(pod: PodView, minReadyMs: number): number | undefined {
+  if (!isRunningAndReady(pod)) return undefined;
+  if (minReadyMs <= 0) return pod.readySince ?? pod.createdAt;
+  return (pod.readySince ?? pod.createdAt) + minReadyMs;
+}
+
+/** Running, Ready, not terminating, and Ready for at least minReadySeconds. */
+export function isAvailable(pod: PodView, minReadyMs: number, now: number): boolean {
+  const at = availableAt(pod, minReadyMs);
+  return at !== undefined && at <= now;
+}
+
+/**
+ * Not Ready and not going to be without a change: a container is failing (CrashLoopBackOff,
+ * ImagePullBackOff, ...), the pod Failed, or it has not been Ready for a whole progress deadline.
+ */
+export function isBroken(pod: PodView, now: number, deadlineMs: number): boolean {
+  if (isRunningAndReady(pod) || isTerminating(pod)) return false;
+  if (pod.failing !== undefined || pod.phase === "Failed") return true;
+  return now - pod.createdAt >= deadlineMs;
+}

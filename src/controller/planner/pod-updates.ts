@@ -1,0 +1,143 @@
+import { Annotations } from "../../api/index.js";
+import { contentAllowed, deletePod, event, moveContent, type PlanContext } from "./plan-context.js";
+import { PlanEventReasons } from "./plan-events.js";
+import { isAvailable, isFinished, isRunningAndReady, isTerminating } from "./pod-health.js";
+import { versionMarks } from "./pod-template.js";
+import { imageOnlyChanges } from "./version-index.js";
+import type { PodView } from "./views.js";
+
+function targetAnnotation(ctx: PlanContext): Record<string, string> {
+  return { [Annotations.targetVersion]: String(ctx.versions.target.spec.version) };
+}
+
+function movable(ctx: PlanContext, pod: PodView): boolean {
+  return !isTerminating(pod) && !isFinished(pod) && !ctx.touched.has(pod.name);
+}
+
+/** Pods that already run the target's content get the target's labels: no restart (SPEC rule 1). */
+export function planRelabels(ctx: PlanContext): void {
+  const target = ctx.versions.target;
+  const marks = versionMarks(target);
+  for (const pod of ctx.podsByOrdinal.values()) {
+    if (!movable(ctx, pod) || pod.version === target.spec.version) continue;
+    if (ctx.index.contentOf(pod) !== target.spec.hash) continue;
+    ctx.steps.push({
+      kind: "relabelPod",
+      podName: pod.name,
+      ordinal: pod.ordinal,
+      uid: pod.uid,
+      resourceVersion: pod.resourceVersion,
+      labels: marks.labels,
+      annotations: { ...marks.annotations, ...targetAnnotation(ctx) },
+      ...(pod.version !== undefined ? { fromVersion: pod.version } : {}),
+      toVersion: target.spec.version,
+    });
+    ctx.touched.add(pod.name);
+  }
+}
+
+/** Move one outdated pod to the target: patch images in place when allowed, else delete it. */
+function replacePod(ctx: PlanContext, pod: PodView, reason: "update" | "replace-broken"): void {
+  const target = ctx.versions.target;
+  const content = ctx.index.contentOf(pod);
+  const podVersion = ctx.index.byNumber(pod.version) ?? ctx.index.newestWithHash(content);
+  const changes =
+    ctx.spec.inPlace && podVersion !== undefined ? imageOnlyChanges(podVersion, target) : undefined;
+  const lastOfItsContent = ctx.liveContents.get(content) === 1;
+  if (changes !== undefined && (lastOfItsContent || contentAllowed(ctx, target.spec.hash))) {
+    const marks = versionMarks(target);
+    ctx.steps.push({
+      kind: "patchPodImages",
+      podName: pod.name,
+      ordinal: pod.ordinal,
+      uid: pod.uid,
+      resourceVersion: pod.resourceVersion,
+      images: changes,
+      labels: marks.labels,
+      annotations: { ...marks.annotations, ...targetAnnotation(ctx) },
+      ...(pod.version !== undefined ? { fromVersion: pod.version } : {}),
+      toVersion: target.spec.version,
+    });
+    ctx.touched.add(pod.name);
+    moveContent(ctx, content, target.spec.hash);
+    ctx.moved = true;
+  } else {
+    deletePod(ctx, pod, reason);
+  }
+  if (reason === "replace-broken") {
+    event(
+      ctx,
+      "Warning",
+      PlanEventReasons.replacingBrokenPod,
+      pod.name,
+      `pod ${pod.name} (version ${pod.version ?? "?"}) is not Ready; replacing it with version ${target.spec.version}`,
+    );
+  }
+}
+
+/**
+ * RollingUpdate: ordinals >= partition, highest first. Outdated pods that are not Ready are
+ * replaced at once (they serve nothing; SPEC rule 4). Ready ones are replaced while fewer than
+ * maxUnavailable pets are unavailable (missing, terminating or not available count), and for
+ * OrderedReady only while every pet is available and no scale-down is in progress.
+ */
+export function planRollingUpdate(ctx: PlanContext, allPetsHealthy: boolean, scalingDown: boolean): void {
+  const { spec, input } = ctx;
+  const targetHash = ctx.versions.target.spec.hash;
+  const kept = ctx.keptOld?.spec.hash;
+  const candidates = spec.ordinals
+    .filter((o) => o >= spec.partitionOrdinal)
+    .sort((a, b) => b - a)
+    .map((o) => ctx.podsByOrdinal.get(o))
+    .filter((p): p is PodView => p !== undefined && movable(ctx, p))
+    .filter((p) => {
+      const content = ctx.index.contentOf(p);
+      return content !== targetHash && content !== kept;
+    });
+
+  for (const pod of candidates) {
+    if (!isRunningAndReady(pod)) replacePod(ctx, pod, "replace-broken");
+  }
+
+  let unavailable = 0;
+  for (const o of spec.ordinals) {
+    const pod = ctx.podsByOrdinal.get(o);
+    if (pod === undefined || isTerminating(pod) || !isAvailable(pod, spec.minReadyMs, input.now))
+      unavailable++;
+  }
+  let budget = spec.maxUnavailable - unavailable;
+  if (spec.orderedReady && (!allPetsHealthy || scalingDown)) budget = 0;
+  for (const pod of candidates) {
+    if (budget <= 0) break;
+    if (ctx.touched.has(pod.name)) continue;
+    replacePod(ctx, pod, "update");
+    budget--;
+  }
+}
+
+/** Tell every live pod the target version (SPEC rule 5); pods with another step get it there. */
+export function planAnnouncements(ctx: PlanContext): void {
+  const target = ctx.versions.target.spec.version;
+  const starting = ctx.versions.announced !== target;
+  for (const pod of ctx.podsByOrdinal.values()) {
+    if (!movable(ctx, pod) || pod.targetVersion === target) continue;
+    ctx.steps.push({
+      kind: "annotateTargetVersion",
+      podName: pod.name,
+      ordinal: pod.ordinal,
+      uid: pod.uid,
+      resourceVersion: pod.resourceVersion,
+      targetVersion: target,
+    });
+    ctx.touched.add(pod.name);
+    if (starting) {
+      event(
+        ctx,
+        "Normal",
+        PlanEventReasons.targetVersion,
+        pod.name,
+        `pod ${pod.name}: target version ${target}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,137 @@
+import {
+  type Condition,
+  ConditionTypes,
+  type PetSetStatus,
+  type ProgressingReason,
+  ProgressingReasons,
+} from "../../api/index.js";
+import { event, type PlanContext } from "./plan-context.js";
+import { AvailableReasons, PlanEventReasons } from "./plan-events.js";
+import {
+  countReplicas,
+  findCondition,
+  petsSettledAt,
+  rolloutComplete,
+  selectorString,
+  setCondition,
+} from "./plan-status.js";
+import { brokenWakeTimes, lastProgressAt } from "./progress-deadline.js";
+
+/**
+ * Status, conditions, the deadline and autoRollback for one pass, after the pod steps are
+ * planned (a move planned now counts as progress).
+ */
+export function planStatus(ctx: PlanContext): PetSetStatus {
+  const { input, spec, versions } = ctx;
+  const { petSet, now } = input;
+  const previous = petSet.status;
+  const setName = spec.setName;
+  const counts = countReplicas(ctx);
+  const complete = rolloutComplete(ctx);
+  const generation = petSet.metadata.generation;
+  const prevProgressing = findCondition(previous?.conditions, ConditionTypes.progressing);
+
+  // lastCompleteVersion: the newest version every pet reached (the autoRollback target).
+  let lastComplete = previous?.lastCompleteVersion;
+  if (petsSettledAt(ctx, versions.target.spec.hash, Number.NEGATIVE_INFINITY)) {
+    lastComplete = versions.target.spec.version;
+  }
+
+  const inProgress = !complete && !spec.paused;
+  const progressAt = lastProgressAt(ctx);
+  const exceeded = inProgress && now - progressAt >= spec.deadlineMs;
+  if (inProgress && !exceeded) ctx.wakeAt.push(progressAt + spec.deadlineMs);
+  if (!spec.paused) ctx.wakeAt.push(...brokenWakeTimes(ctx));
+
+  const newestN = versions.newest.spec.version;
+  const progress = (status: Condition["status"], reason: ProgressingReason, message: string) => ({
+    type: ConditionTypes.progressing,
+    status,
+    reason,
+    message,
+  });
+  const pets = `${counts.updatedReplicas} of ${spec.replicas} pets at version ${newestN}`;
+  let progressing: ReturnType<typeof progress>;
+
+  const rollbackTarget = ctx.index.byNumber(lastComplete);
+  const rollback =
+    exceeded &&
+    petSet.metadata.deletionTimestamp === undefined &&
+    petSet.spec.autoRollback &&
+    rollbackTarget !== undefined &&
+    rollbackTarget.spec.hash !== versions.newest.spec.hash;
+
+  if (spec.paused) {
+    progressing = progress(
+      "Unknown",
+      ProgressingReasons.paused,
+      `PetSet ${setName} is paused (spec.paused); ${pets}`,
+    );
+  } else if (rollback && rollbackTarget !== undefined) {
+    const cause = `autoRollback: version ${newestN} made no progress for ${petSet.spec.progressDeadlineSeconds}s (spec.progressDeadlineSeconds); rolled back to version ${rollbackTarget.spec.version}`;
+    ctx.steps.push({
+      kind: "rollbackTo",
+      version: rollbackTarget.spec.version,
+      fromVersion: newestN,
+      changeCause: cause,
+    });
+    progressing = progress("False", ProgressingReasons.rolledBack, `PetSet ${setName}: ${cause}`);
+    if (prevProgressing?.reason !== ProgressingReasons.rolledBack) {
+      event(ctx, "Warning", PlanEventReasons.rolledBack, "petset", `PetSet ${setName}: ${cause}`);
+    }
+  } else if (exceeded) {
+    const message = `PetSet ${setName}: version ${versions.target.spec.version} made no progress for ${petSet.spec.progressDeadlineSeconds}s (spec.progressDeadlineSeconds); ${pets}`;
+    progressing = progress("False", ProgressingReasons.progressDeadlineExceeded, message);
+    if (prevProgressing?.reason !== ProgressingReasons.progressDeadlineExceeded) {
+      event(ctx, "Warning", PlanEventReasons.progressDeadlineExceeded, "petset", message);
+    }
+  } else if (complete) {
+    const partitioned = spec.rollingUpdate && spec.partitionOrdinal > spec.start;
+    const message = partitioned
+      ? `PetSet ${setName}: partitioned rollout complete: pets at ordinals >= ${spec.partitionOrdinal} run version ${newestN}, lower ones version ${versions.current.spec.version} (spec.updateStrategy.rollingUpdate.partition)`
+      : `PetSet ${setName}: ${pets}, all available`;
+    progressing = progress("True", ProgressingReasons.rolloutComplete, message);
+    if (prevProgressing !== undefined && prevProgressing.reason !== ProgressingReasons.rolloutComplete) {
+      event(ctx, "Normal", PlanEventReasons.rolloutComplete, "petset", message);
+    }
+  } else if (
+    prevProgressing?.reason === ProgressingReasons.rolledBack &&
+    versions.newest.spec.rollbackOf !== undefined
+  ) {
+    progressing = progress("True", ProgressingReasons.rolledBack, `PetSet ${setName}: rolling back; ${pets}`);
+  } else if (previous?.updateVersion !== newestN) {
+    progressing = progress(
+      "True",
+      ProgressingReasons.newVersionObserved,
+      `PetSet ${setName}: observed version ${newestN}`,
+    );
+  } else {
+    const waiting = versions.queued
+      ? `; version ${newestN} waits until version ${versions.target.spec.version} finishes (at most two versions run at once)`
+      : "";
+    progressing = progress("True", ProgressingReasons.rollingOut, `PetSet ${setName}: ${pets}${waiting}`);
+  }
+
+  const required = spec.replicas > 0 ? Math.max(1, spec.replicas - spec.maxUnavailable) : 0;
+  const availableOk = counts.availableReplicas >= required;
+  const available = {
+    type: ConditionTypes.available,
+    status: availableOk ? ("True" as const) : ("False" as const),
+    reason: availableOk ? AvailableReasons.minimumAvailable : AvailableReasons.minimumUnavailable,
+    message: `PetSet ${setName}: ${counts.availableReplicas} of ${spec.replicas} pets available, ${required} required`,
+  };
+
+  let conditions = setCondition(previous?.conditions ?? [], available, now, generation);
+  conditions = setCondition(conditions, progressing, now, generation);
+
+  const status: PetSetStatus = {
+    ...counts,
+    currentVersion: versions.current.spec.version,
+    updateVersion: newestN,
+    selector: selectorString(petSet.spec.selector),
+    conditions,
+  };
+  if (generation !== undefined) status.observedGeneration = generation;
+  if (lastComplete !== undefined) status.lastCompleteVersion = lastComplete;
+  return status;
+}

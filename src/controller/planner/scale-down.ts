@@ -1,0 +1,62 @@
+import { deletePod, type PlanContext } from "./plan-context.js";
+import { isTerminating } from "./pod-health.js";
+import type { PodView } from "./views.js";
+
+/** Pods whose ordinal is outside [start, start + replicas), highest ordinal first. */
+export function condemnedPods(ctx: PlanContext): PodView[] {
+  const inRange = new Set(ctx.spec.ordinals);
+  return [...ctx.podsByOrdinal.values()]
+    .filter((p) => !inRange.has(p.ordinal))
+    .sort((a, b) => b.ordinal - a.ordinal);
+}
+
+/**
+ * Scale down: highest ordinal first. OrderedReady: one pod at a time, only once every other
+ * pet is available and no condemned pod is still terminating. Parallel: all at once.
+ */
+export function planScaleDown(ctx: PlanContext, allPetsHealthy: boolean): void {
+  const condemned = condemnedPods(ctx);
+  if (ctx.spec.orderedReady) {
+    if (!allPetsHealthy || condemned.some(isTerminating)) return;
+    const highest = condemned[0];
+    if (highest !== undefined) deletePod(ctx, highest, "scale-down");
+    return;
+  }
+  for (const pod of condemned) {
+    if (!isTerminating(pod)) deletePod(ctx, pod, "scale-down");
+  }
+}
+
+/** `<anything>-<set>-<ordinal>` → ordinal, for claims of this set; undefined otherwise. */
+function claimOrdinal(name: string, setName: string): number | undefined {
+  const match = new RegExp(`-${setName.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}-([0-9]+)$`).exec(name);
+  return match?.[1] !== undefined ? Number.parseInt(match[1], 10) : undefined;
+}
+
+/**
+ * Retention: whenScaled=Delete deletes the claims of ordinals outside the range once their pod
+ * is gone; whenDeleted=Delete deletes every claim once its pod is gone while the PetSet is being
+ * deleted (claims created with whenDeleted=Delete are also owned by the PetSet).
+ */
+export function planClaimRetention(ctx: PlanContext): void {
+  const policy = ctx.input.petSet.spec.persistentVolumeClaimRetentionPolicy;
+  const setDeleting = ctx.input.petSet.metadata.deletionTimestamp !== undefined;
+  const inRange = new Set(ctx.spec.ordinals);
+  for (const claim of ctx.claimsByName.values()) {
+    if (claim.deletionTimestamp !== undefined) continue;
+    const ordinal = claimOrdinal(claim.name, ctx.spec.setName);
+    if (ordinal === undefined || ctx.podsByOrdinal.has(ordinal)) continue;
+    let reason: "whenScaled" | "whenDeleted" | undefined;
+    if (setDeleting && policy.whenDeleted === "Delete") reason = "whenDeleted";
+    else if (!setDeleting && !inRange.has(ordinal) && policy.whenScaled === "Delete") reason = "whenScaled";
+    if (reason === undefined) continue;
+    ctx.steps.push({
+      kind: "deleteClaim",
+      ordinal,
+      claimName: claim.name,
+      uid: claim.uid,
+      resourceVersion: claim.resourceVersion,
+      reason,
+    });
+  }
+}

@@ -1,0 +1,159 @@
+import type { V1ContainerStatus, V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
+import { Annotations, Labels } from "../../api/index.js";
+
+export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
+
+export interface ContainerView {
+  name: string;
+  /** Image in the pod spec. */
+  image: string;
+  /** Image the kubelet reports running, when it reports one. */
+  runningImage?: string;
+}
+
+/**
+ * What the planner needs to know about a pod: plain data, times in ms since the epoch.
+ * Built from a V1Pod by podViewFromV1Pod; tests build it directly.
+ */
+export interface PodView {
+  name: string;
+  /** From label petset.dev/pod-index, else the name's `-<n>` suffix; -1 when neither parses. */
+  ordinal: number;
+  uid: string;
+  resourceVersion: string;
+  labels: Readonly<Record<string, string>>;
+  annotations: Readonly<Record<string, string>>;
+  /** Label petset.dev/version. */
+  version?: number;
+  /** Label petset.dev/hash: the content the pod runs. */
+  hash?: string;
+  /** Annotation petset.dev/target-version. */
+  targetVersion?: number;
+  phase: PodPhase;
+  /** Condition Ready=True. */
+  ready: boolean;
+  /** When Ready last became True (for minReadySeconds). */
+  readySince?: number;
+  createdAt: number;
+  deletionTimestamp?: number;
+  /** When deletion was asked for (deletionTimestamp minus the grace period). */
+  deletionRequestedAt?: number;
+  containers: readonly ContainerView[];
+  initContainers: readonly ContainerView[];
+  restartCount: number;
+  /** A waiting/terminated reason that means the pod is failing (CrashLoopBackOff, ImagePullBackOff, ...). */
+  failing?: string;
+}
+
+export interface ClaimView {
+  name: string;
+  uid: string;
+  resourceVersion: string;
+  labels: Readonly<Record<string, string>>;
+  deletionTimestamp?: number;
+}
+
+/** Waiting reasons after which a container will not start without a change. */
+export const FailingReasons: ReadonlySet<string> = new Set([
+  "CrashLoopBackOff",
+  "ImagePullBackOff",
+  "ErrImagePull",
+  "InvalidImageName",
+  "CreateContainerConfigError",
+  "CreateContainerError",
+  "RunContainerError",
+]);
+
+const PHASES: ReadonlySet<string> = new Set(["Pending", "Running", "Succeeded", "Failed", "Unknown"]);
+
+export function toMillis(t: Date | string | undefined | null): number | undefined {
+  if (t === undefined || t === null) return undefined;
+  const ms = t instanceof Date ? t.getTime() : Date.parse(t);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+function toInt(s: string | undefined): number | undefined {
+  if (s === undefined || !/^[0-9]+$/.test(s)) return undefined;
+  return Number.parseInt(s, 10);
+}
+
+function ordinalOf(name: string, labels: Record<string, string>): number {
+  const fromLabel = toInt(labels[Labels.podIndex]);
+  if (fromLabel !== undefined) return fromLabel;
+  const match = /-([0-9]+)$/.exec(name);
+  return match?.[1] !== undefined ? Number.parseInt(match[1], 10) : -1;
+}
+
+function failingReason(statuses: readonly V1ContainerStatus[]): string | undefined {
+  for (const s of statuses) {
+    const waiting = s.state?.waiting?.reason;
+    if (waiting !== undefined && FailingReasons.has(waiting)) return waiting;
+  }
+  return undefined;
+}
+
+export function podViewFromV1Pod(pod: V1Pod): PodView {
+  const meta = pod.metadata ?? {};
+  const labels = { ...(meta.labels ?? {}) };
+  const annotations = { ...(meta.annotations ?? {}) };
+  const name = meta.name ?? "";
+  const statuses = pod.status?.containerStatuses ?? [];
+  const initStatuses = pod.status?.initContainerStatuses ?? [];
+  const readyCondition = pod.status?.conditions?.find((c) => c.type === "Ready");
+  const ready = readyCondition?.status === "True";
+  const phase = pod.status?.phase;
+  const deletionTimestamp = toMillis(meta.deletionTimestamp);
+  const view: PodView = {
+    name,
+    ordinal: ordinalOf(name, labels),
+    uid: meta.uid ?? "",
+    resourceVersion: meta.resourceVersion ?? "",
+    labels,
+    annotations,
+    phase: phase !== undefined && PHASES.has(phase) ? (phase as PodPhase) : "Pending",
+    ready,
+    createdAt: toMillis(meta.creationTimestamp) ?? 0,
+    containers: (pod.spec?.containers ?? []).map((c) => containerView(c.name, c.image, statuses)),
+    initContainers: (pod.spec?.initContainers ?? []).map((c) => containerView(c.name, c.image, initStatuses)),
+    restartCount: statuses.reduce((sum, s) => sum + s.restartCount, 0),
+  };
+  const version = toInt(labels[Labels.version]);
+  if (version !== undefined) view.version = version;
+  const hash = labels[Labels.hash];
+  if (hash !== undefined) view.hash = hash;
+  const target = toInt(annotations[Annotations.targetVersion]);
+  if (target !== undefined) view.targetVersion = target;
+  const readySince = ready ? toMillis(readyCondition?.lastTransitionTime) : undefined;
+  if (readySince !== undefined) view.readySince = readySince;
+  if (deletionTimestamp !== undefined) {
+    view.deletionTimestamp = deletionTimestamp;
+    view.deletionRequestedAt = deletionTimestamp - (meta.deletionGracePeriodSeconds ?? 0) * 1000;
+  }
+  const failing = failingReason([...initStatuses, ...statuses]);
+  if (failing !== undefined) view.failing = failing;
+  return view;
+}
+
+function containerView(
+  name: string,
+  image: string | undefined,
+  statuses: readonly V1ContainerStatus[],
+): ContainerView {
+  const view: ContainerView = { name, image: image ?? "" };
+  const running = statuses.find((s) => s.name === name)?.image;
+  if (running) view.runningImage = running;
+  return view;
+}
+
+export function claimViewFromV1(pvc: V1PersistentVolumeClaim): ClaimView {
+  const meta = pvc.metadata ?? {};
+  const view: ClaimView = {
+    name: meta.name ?? "",
+    uid: meta.uid ?? "",
+    resourceVersion: meta.resourceVersion ?? "",
+    labels: { ...(meta.labels ?? {}) },
+  };
+  const deletion = toMillis(meta.deletionTimestamp);
+  if (deletion !== undefined) view.deletionTimestamp = deletion;
+  return view;
+}

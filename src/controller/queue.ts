@@ -1,0 +1,110 @@
+/**
+ * A work queue of keys ("namespace/name"), as client-go's: a key is queued at most once, is
+ * never processed by two workers at once (a key added while in flight is re-queued when
+ * done), and failing keys back off exponentially per key. Keys, not object snapshots: the
+ * sync re-reads the current object from the cache, so a late event never acts on stale data.
+ */
+import type { Clock } from "../util/clock.js";
+
+export interface QueueOptions {
+  clock: Clock;
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export class KeyQueue {
+  private readonly queue: string[] = [];
+  private readonly queued = new Set<string>();
+  private readonly processing = new Set<string>();
+  private readonly dirtyWhileProcessing = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  private readonly waiters: ((key: string | undefined) => void)[] = [];
+  private shuttingDown = false;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+
+  constructor(private readonly opts: QueueOptions) {
+    this.baseDelayMs = opts.baseDelayMs ?? 50;
+    this.maxDelayMs = opts.maxDelayMs ?? 60_000;
+  }
+
+  get length(): number {
+    return this.queue.length;
+  }
+
+  add(key: string): void {
+    if (this.shuttingDown) return;
+    if (this.processing.has(key)) {
+      this.dirtyWhileProcessing.add(key);
+      return;
+    }
+    if (this.queued.has(key)) return;
+    const waiter = this.waiters.shift();
+    if (waiter) {
+      this.processing.add(key);
+      waiter(key);
+      return;
+    }
+    this.queued.add(key);
+    this.queue.push(key);
+  }
+
+  /** Adds the key after `delayMs`; an earlier pending add of the same key wins. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.shuttingDown) return;
+    if (delayMs <= 0) {
+      this.add(key);
+      return;
+    }
+    const at = this.opts.clock.now() + delayMs;
+    const existing = this.timers.get(key);
+    if (existing && existing.at <= at) return;
+    if (existing) clearTimeout(existing.timer);
+    const timer = setTimeout(() => {
+      this.timers.delete(key);
+      this.add(key);
+    }, delayMs);
+    timer.unref?.();
+    this.timers.set(key, { at, timer });
+  }
+
+  /** Re-queues a failed key with per-key exponential backoff; returns the delay used. */
+  addRateLimited(key: string): number {
+    const n = this.failures.get(key) ?? 0;
+    this.failures.set(key, n + 1);
+    const delay = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** n);
+    this.addAfter(key, delay);
+    return delay;
+  }
+
+  /** Forgets the failure count of a key after a successful sync. */
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  /** Resolves with the next key to process, or undefined once the queue shuts down. */
+  get(): Promise<string | undefined> {
+    const key = this.queue.shift();
+    if (key !== undefined) {
+      this.queued.delete(key);
+      this.processing.add(key);
+      return Promise.resolve(key);
+    }
+    if (this.shuttingDown) return Promise.resolve(undefined);
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  /** Marks a key processed; if it changed meanwhile, it is queued again. */
+  done(key: string): void {
+    this.processing.delete(key);
+    if (this.dirtyWhileProcessing.delete(key)) this.add(key);
+  }
+
+  shutDown(): void {
+    this.shuttingDown = true;
+    for (const { timer } of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    for (const w of this.waiters.splice(0)) w(undefined);
+  }
+}

@@ -1,0 +1,266 @@
+/**
+ * One sync of one PetSet: read the caches, record a version if the content changed, ask the
+ * planner what to do, execute, write status, then collect history (also after a failure).
+ * Errors are never swallowed: an error the API returns for what the spec asks (422/403)
+ * becomes a condition and an Event naming the field; anything else is returned to the queue,
+ * which retries with backoff.
+ */
+import type { KubernetesObject } from "@kubernetes/client-node";
+import {
+  API_VERSION,
+  ConditionTypes,
+  Labels,
+  PETSET_KIND,
+  type PetSet,
+  PetSetSchema,
+  type PetSetStatus,
+  PetSetStatusSchema,
+  type PetSetVersion,
+  PetSetVersionSchema,
+  ProgressingReasons,
+  versionName,
+} from "../api/index.js";
+import { runVersionGc } from "../gc/runner.js";
+import type { Clock } from "../util/clock.js";
+import type { Logger } from "../util/logger.js";
+import { planVersionSync } from "../versions/plan-sync.js";
+import { describeApiError, isAlreadyExists, isConflict, isNotFound, statusCode } from "./api-errors.js";
+import type { ClaimControl } from "./claim-control.js";
+import type { EventRecorder, EventTarget, RecordedEvent } from "./event-recorder.js";
+import { executeSteps, StepError } from "./executor.js";
+import type { ControllerCaches } from "./informers.js";
+import type { ControllerMetrics } from "./metrics.js";
+import type { PetSetWriter, StatusUpdater, VersionControl } from "./petset-client.js";
+import { claimViewFromV1, planRollout, podViewFromV1Pod } from "./planner/index.js";
+import type { PodControl } from "./pod-control.js";
+import { canonicalStatus, withCondition } from "./status-compare.js";
+
+export interface SyncContext {
+  caches: ControllerCaches;
+  clock: Clock;
+  logger: Logger;
+  pods: PodControl;
+  claims: ClaimControl;
+  versions: VersionControl;
+  status: StatusUpdater;
+  petSets: PetSetWriter;
+  events: EventRecorder;
+  metrics: ControllerMetrics;
+}
+
+export interface SyncResult {
+  /** Sync again after this long even without an event. */
+  requeueAfterMs?: number;
+}
+
+/** How soon to look again when the cache was behind the API (409, AlreadyExists). */
+const STALE_CACHE_REQUEUE_MS = 250;
+/** How soon to retry a spec the API refused; a spec change wakes the sync earlier. */
+const INVALID_SPEC_REQUEUE_MS = 30_000;
+
+export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncResult> {
+  const [namespace = "", name = ""] = key.split("/");
+  const raw = ctx.caches.petSets.get(name, namespace);
+  if (!raw) return {};
+  const parsed = PetSetSchema.safeParse(raw);
+  if (!parsed.success) {
+    const fields = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    await reportRefusal(ctx, raw, `invalid spec: ${fields}`);
+    return { requeueAfterMs: INVALID_SPEC_REQUEUE_MS };
+  }
+  const petSet = parsed.data;
+  try {
+    return await syncParsed(ctx, petSet);
+  } finally {
+    await collectHistory(ctx, petSet);
+  }
+}
+
+function cachedVersions(ctx: SyncContext, namespace: string): PetSetVersion[] {
+  const out: PetSetVersion[] = [];
+  for (const obj of ctx.caches.versions.list(namespace)) {
+    const v = PetSetVersionSchema.safeParse(obj);
+    if (v.success) out.push(v.data);
+    else ctx.logger.warn({ version: obj.metadata?.name, namespace }, "ignoring a malformed PetSetVersion");
+  }
+  return out;
+}
+
+function ownedBy(petSet: PetSet, obj: KubernetesObject): boolean {
+  const refs = obj.metadata?.ownerReferences ?? [];
+  return refs.some((r) => r.controller && r.uid === petSet.metadata.uid);
+}
+
+async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult> {
+  const namespace = petSet.metadata.namespace ?? "default";
+  const name = petSet.metadata.name ?? "";
+  let versions = cachedVersions(ctx, namespace);
+
+  const versionPlan = planVersionSync(petSet, versions);
+  if (versionPlan.action === "adopt") {
+    for (const vName of versionPlan.names) {
+      const cached = ctx.caches.versions.get(vName, namespace);
+      const rv = cached?.metadata?.resourceVersion;
+      if (!rv) continue;
+      await ctx.versions.adopt(namespace, vName, rv, {
+        apiVersion: API_VERSION,
+        kind: PETSET_KIND,
+        name,
+        uid: petSet.metadata.uid ?? "",
+        controller: true,
+        blockOwnerDeletion: true,
+      });
+    }
+    return { requeueAfterMs: 0 };
+  }
+  if (versionPlan.action === "create") {
+    const v = versionPlan.version;
+    try {
+      await ctx.versions.create(v);
+    } catch (err) {
+      if (isAlreadyExists(err)) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+      throw err;
+    }
+    const cause = v.spec.changeCause ? `: ${v.spec.changeCause}` : "";
+    const rollback = v.spec.rollbackOf ? ` (rollback of version ${v.spec.rollbackOf})` : "";
+    await record(ctx, petSet, {
+      type: "Normal",
+      reason: "VersionCreated",
+      message: `Created version ${versionName(name, v.spec.version)}${rollback}${cause}`,
+    });
+    versions = [...versions, v];
+  }
+
+  const pods = ctx.caches.pods
+    .list(namespace)
+    .filter((p) => p.metadata?.labels?.[Labels.petSet] === name && ownedBy(petSet, p))
+    .map(podViewFromV1Pod);
+  const claims = ctx.caches.claims
+    .list(namespace)
+    .filter((c) => c.metadata?.labels?.[Labels.petSet] === name)
+    .map(claimViewFromV1);
+  const now = ctx.clock.now();
+  const plan = planRollout({ petSet, versions, pods, claims, now });
+  updateGauges(
+    ctx,
+    petSet,
+    versions.length,
+    pods.map((p) => p.labels[Labels.version] ?? "unknown"),
+  );
+
+  let status: PetSetStatus = {
+    ...plan.status,
+    observedGeneration: petSet.metadata.generation ?? plan.status.observedGeneration,
+    ready: `${plan.status.readyReplicas}/${petSet.spec.replicas}`,
+  };
+  let requeueAfterMs = plan.requeueAfterMs;
+  try {
+    await executeSteps(ctx, petSet, versions, plan.steps);
+  } catch (err) {
+    const cause = err instanceof StepError ? err.cause : err;
+    const code = statusCode(cause);
+    if (isConflict(cause) || isAlreadyExists(cause) || isNotFound(cause)) {
+      requeueAfterMs = STALE_CACHE_REQUEUE_MS;
+    } else if (code === 422 || code === 403 || code === 400) {
+      // The API refuses what the spec asks for: tell the user where, keep other PetSets going.
+      const message = `${err instanceof Error ? err.message.split(":")[0] : "step"}: ${describeApiError(cause)}`;
+      status = withCondition(
+        status,
+        {
+          type: ConditionTypes.progressing,
+          status: "False",
+          reason: ProgressingReasons.invalidSpec,
+          message,
+        },
+        now,
+        petSet.metadata.generation,
+      );
+      await record(ctx, petSet, { type: "Warning", reason: "FailedStep", message });
+      requeueAfterMs = INVALID_SPEC_REQUEUE_MS;
+    } else {
+      throw err;
+    }
+  }
+  for (const e of plan.events) {
+    const target = e.object === "petset" ? petSetTarget(petSet) : podTarget(namespace, e.object);
+    await ctx.events.record(target, { type: e.type, reason: e.reason, message: e.message });
+  }
+  await writeStatus(ctx, petSet, status);
+  return requeueAfterMs === undefined ? {} : { requeueAfterMs };
+}
+
+async function writeStatus(ctx: SyncContext, petSet: PetSet, status: PetSetStatus): Promise<void> {
+  const current = PetSetStatusSchema.safeParse(petSet.status ?? {});
+  if (current.success && canonicalStatus(current.data) === canonicalStatus(status)) return;
+  try {
+    await ctx.status.update(
+      petSet.metadata.namespace ?? "default",
+      petSet.metadata.name ?? "",
+      petSet.metadata.resourceVersion ?? "",
+      status,
+    );
+  } catch (err) {
+    // A newer PetSet is in the cache already or soon: its event re-runs the sync.
+    if (!isConflict(err) && !isNotFound(err)) throw err;
+  }
+}
+
+async function collectHistory(ctx: SyncContext, petSet: PetSet): Promise<void> {
+  try {
+    const result = await runVersionGc(
+      {
+        listVersions: (ns) => cachedVersions(ctx, ns),
+        listPods: (ns, ps) =>
+          ctx.caches.pods.list(ns).filter((p) => p.metadata?.labels?.[Labels.petSet] === ps),
+        deleteVersion: (ns, vName, uid, rv) => ctx.versions.delete(ns, vName, uid, rv),
+      },
+      petSet,
+    );
+    if (result.deleted.length > 0) {
+      ctx.logger.info({ petSet: petSet.metadata.name, deleted: result.deleted }, "collected old versions");
+    }
+    if (result.blocked)
+      ctx.logger.warn({ petSet: petSet.metadata.name, why: result.blocked }, "history GC blocked");
+  } catch (err) {
+    ctx.logger.warn(
+      { petSet: petSet.metadata.name, err: err instanceof Error ? err.message : String(err) },
+      "history GC failed",
+    );
+  }
+}
+
+async function reportRefusal(ctx: SyncContext, raw: KubernetesObject, message: string): Promise<void> {
+  const ns = raw.metadata?.namespace ?? "default";
+  const name = raw.metadata?.name ?? "";
+  await ctx.events.record(
+    { apiVersion: API_VERSION, kind: PETSET_KIND, namespace: ns, name, uid: raw.metadata?.uid },
+    { type: "Warning", reason: "InvalidSpec", message },
+  );
+  ctx.logger.warn({ petSet: `${ns}/${name}`, message }, "invalid PetSet");
+}
+
+function petSetTarget(petSet: PetSet): EventTarget {
+  return {
+    apiVersion: API_VERSION,
+    kind: PETSET_KIND,
+    namespace: petSet.metadata.namespace ?? "default",
+    name: petSet.metadata.name ?? "",
+    uid: petSet.metadata.uid,
+  };
+}
+
+function podTarget(namespace: string, name: string): EventTarget {
+  return { apiVersion: "v1", kind: "Pod", namespace, name };
+}
+
+function record(ctx: SyncContext, petSet: PetSet, event: RecordedEvent): Promise<void> {
+  return ctx.events.record(petSetTarget(petSet), event);
+}
+
+function updateGauges(ctx: SyncContext, petSet: PetSet, versionCount: number, podVersions: string[]): void {
+  const labels = { namespace: petSet.metadata.namespace ?? "", petset: petSet.metadata.name ?? "" };
+  ctx.metrics.versions.set(labels, versionCount);
+  const counts = new Map<string, number>();
+  for (const v of podVersions) counts.set(v, (counts.get(v) ?? 0) + 1);
+  for (const [version, n] of counts) ctx.metrics.podsByVersion.set({ ...labels, version }, n);
+}

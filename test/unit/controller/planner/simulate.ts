@@ -1,0 +1,391 @@
+/**
+ * A tiny pure world for the planner: a PetSet, its versions, pods and claims, a clock and a
+ * kubelet that makes pods Ready after `readyTicks` ticks (never for images ending in
+ * `:broken`, which crash-loop instead). `sync` plans, applies every step like an executor and
+ * checks the invariants after EVERY step; violations are collected, not thrown.
+ */
+import type { V1Pod } from "@kubernetes/client-node";
+import { Annotations, type PetSet, type PetSetVersion } from "../../../../src/api/index.js";
+import {
+  isAvailable,
+  isRunningAndReady,
+  type Plan,
+  planRollout,
+  podViewFromV1Pod,
+  resolveMaxUnavailable,
+  type Step,
+} from "../../../../src/controller/planner/index.js";
+import type { ClaimView, PodView } from "../../../../src/controller/planner/views.js";
+import { contentHash, makeVersion } from "./fixtures.js";
+
+export interface SimOptions {
+  tickMs: number;
+  readyTicks: number;
+  terminateTicks: number;
+}
+
+interface SimPod {
+  view: PodView;
+  readyAt?: number;
+  goneAt?: number;
+  restartAt?: number;
+}
+
+export interface World {
+  petSet: PetSet;
+  versions: PetSetVersion[];
+  pods: Map<string, SimPod>;
+  claims: Map<string, ClaimView>;
+  now: number;
+  serial: number;
+  options: SimOptions;
+  violations: string[];
+  stepsApplied: Step[];
+}
+
+export function createWorld(petSet: PetSet, options: Partial<SimOptions> = {}): World {
+  const world: World = {
+    petSet,
+    versions: [],
+    pods: new Map(),
+    claims: new Map(),
+    now: 1_000_000,
+    serial: 0,
+    options: { tickMs: 1000, readyTicks: 2, terminateTicks: 1, ...options },
+    violations: [],
+    stepsApplied: [],
+  };
+  syncVersions(world);
+  return world;
+}
+
+const isBrokenImage = (image: string) => image.endsWith(":broken");
+
+/** The version sync: record a new version when the pod-shaping content changed. */
+export function syncVersions(world: World): void {
+  const { template, volumeClaimTemplates } = world.petSet.spec;
+  const hash = contentHash({ template, volumeClaimTemplates });
+  const newest = world.versions[world.versions.length - 1];
+  if (newest?.spec.hash === hash) return;
+  const older = [...world.versions].reverse().find((v) => v.spec.hash === hash);
+  const n = (newest?.spec.version ?? 0) + 1;
+  const image = template.spec.containers[0]?.image ?? "";
+  world.versions.push(
+    makeVersion(n, image, {
+      template: structuredClone(template),
+      volumeClaimTemplates: structuredClone(volumeClaimTemplates),
+      createdAt: world.now,
+      ...(older !== undefined ? { rollbackOf: older.spec.version } : {}),
+    }),
+  );
+}
+
+export function updateSpec(world: World, change: (spec: PetSet["spec"]) => void): void {
+  const spec = structuredClone(world.petSet.spec);
+  change(spec);
+  world.petSet = { ...world.petSet, spec };
+  syncVersions(world);
+}
+
+export function setImage(world: World, image: string): void {
+  updateSpec(world, (s) => {
+    s.template.spec.containers = [{ name: "app", image }];
+  });
+}
+
+const views = (world: World) => [...world.pods.values()].map((p) => p.view);
+
+function minReadyMs(world: World) {
+  return world.petSet.spec.minReadySeconds * 1000;
+}
+
+function inRange(world: World, ordinal: number): boolean {
+  const start = world.petSet.spec.ordinals.start;
+  return ordinal >= start && ordinal < start + world.petSet.spec.replicas;
+}
+
+function unavailableInRange(world: World): number {
+  const start = world.petSet.spec.ordinals.start;
+  let n = 0;
+  for (let o = start; o < start + world.petSet.spec.replicas; o++) {
+    const pod = world.pods.get(`${world.petSet.metadata.name}-${o}`)?.view;
+    if (pod === undefined || !isAvailable(pod, minReadyMs(world), world.now)) n++;
+  }
+  return n;
+}
+
+function violate(world: World, step: Step, message: string) {
+  world.violations.push(`t=${world.now} ${step.kind}: ${message}`);
+}
+
+function checkBefore(world: World, step: Step): void {
+  const spec = world.petSet.spec;
+  const partitionOrdinal = spec.ordinals.start + (spec.updateStrategy.rollingUpdate?.partition ?? 0);
+  const moves =
+    step.kind === "patchPodImages" ||
+    step.kind === "relabelPod" ||
+    (step.kind === "deletePod" && (step.reason === "update" || step.reason === "replace-broken"));
+  if (moves && spec.paused) violate(world, step, `moved ${step.podName} while paused`);
+  if (step.kind === "deletePod" && (step.reason === "update" || step.reason === "replace-broken")) {
+    if (spec.updateStrategy.type === "OnDelete")
+      violate(world, step, "deleted a pod for update under OnDelete");
+  }
+  if (
+    (step.kind === "deletePod" && step.reason !== "scale-down" && step.reason !== "recreate") ||
+    step.kind === "patchPodImages"
+  ) {
+    if (step.ordinal < partitionOrdinal) violate(world, step, `updated ${step.podName} below the partition`);
+  }
+  if (step.kind === "createPod") {
+    const name = step.pod.metadata?.name ?? "";
+    if (world.pods.has(name)) violate(world, step, `second pod for pet ${name}`);
+    if (!inRange(world, step.ordinal)) violate(world, step, `created ${name} outside the ordinal range`);
+    if (spec.podManagementPolicy === "OrderedReady") {
+      for (let o = spec.ordinals.start; o < step.ordinal; o++) {
+        const lower = world.pods.get(`${world.petSet.metadata.name}-${o}`)?.view;
+        if (lower === undefined || !isAvailable(lower, minReadyMs(world), world.now)) {
+          violate(world, step, `created ${name} before pet ${o} was available (OrderedReady)`);
+        }
+      }
+    }
+  }
+  if (
+    step.kind === "deletePod" &&
+    step.reason === "scale-down" &&
+    spec.podManagementPolicy === "OrderedReady"
+  ) {
+    const others = views(world).filter((p) => !inRange(world, p.ordinal) && p.name !== step.podName);
+    if (others.some((p) => p.deletionTimestamp !== undefined))
+      violate(world, step, "two condemned pods terminating");
+    if (others.some((p) => p.ordinal > step.ordinal))
+      violate(world, step, `scale-down of ${step.podName} not highest first`);
+  }
+  if (step.kind === "deletePod" && step.reason === "update") {
+    const pod = world.pods.get(step.podName)?.view;
+    const higher = views(world).filter(
+      (p) =>
+        p.ordinal > step.ordinal &&
+        inRange(world, p.ordinal) &&
+        p.deletionTimestamp === undefined &&
+        p.hash === pod?.hash &&
+        isRunningAndReady(p),
+    );
+    if (higher.length > 0) violate(world, step, `updated ${step.podName} before higher ${higher[0]?.name}`);
+  }
+}
+
+function checkAfter(world: World, step: Step, unavailableBefore: number): void {
+  const contents = new Set(views(world).map((p) => p.hash));
+  if (contents.size > 2) violate(world, step, `${contents.size} versions live: ${[...contents].join(",")}`);
+  const spec = world.petSet.spec;
+  const isUpdate = (step.kind === "deletePod" && step.reason === "update") || step.kind === "patchPodImages";
+  if (isUpdate) {
+    const max = resolveMaxUnavailable(spec.updateStrategy.rollingUpdate?.maxUnavailable ?? 1, spec.replicas);
+    const unavailable = unavailableInRange(world);
+    if (unavailable > unavailableBefore && unavailable > max)
+      violate(world, step, `${unavailable} pets unavailable > maxUnavailable ${max}`);
+  }
+}
+
+function podFor(world: World, name: string, step: Step & { uid: string; resourceVersion: string }) {
+  const pod = world.pods.get(name);
+  if (pod === undefined) {
+    violate(world, step, `${name} does not exist`);
+    return undefined;
+  }
+  if (pod.view.uid !== step.uid || pod.view.resourceVersion !== step.resourceVersion) {
+    violate(world, step, `stale precondition for ${name}`);
+    return undefined;
+  }
+  return pod;
+}
+
+function bump(world: World, pod: SimPod, change: Partial<PodView>) {
+  world.serial++;
+  pod.view = { ...pod.view, ...change, resourceVersion: String(world.serial) };
+}
+
+export function applyStep(world: World, step: Step): void {
+  checkBefore(world, step);
+  const unavailableBefore = unavailableInRange(world);
+  world.stepsApplied.push(step);
+  switch (step.kind) {
+    case "createPod": {
+      world.serial++;
+      const v1: V1Pod = structuredClone(step.pod);
+      v1.metadata = {
+        ...v1.metadata,
+        uid: `uid-${world.serial}`,
+        resourceVersion: String(world.serial),
+        creationTimestamp: new Date(world.now),
+      };
+      v1.status = { phase: "Pending" };
+      const view = podViewFromV1Pod(v1);
+      const broken = view.containers.some((c) => isBrokenImage(c.image));
+      const sim: SimPod = { view };
+      if (!broken) sim.readyAt = world.now + world.options.readyTicks * world.options.tickMs;
+      world.pods.set(view.name, sim);
+      break;
+    }
+    case "deletePod": {
+      const pod = podFor(world, step.podName, step);
+      if (pod === undefined || pod.view.deletionTimestamp !== undefined) break;
+      const grace = world.options.terminateTicks * world.options.tickMs;
+      bump(world, pod, {
+        deletionTimestamp: world.now + grace,
+        deletionRequestedAt: world.now,
+        ready: false,
+      });
+      pod.goneAt = world.now + grace;
+      break;
+    }
+    case "patchPodImages": {
+      const pod = podFor(world, step.podName, step);
+      if (pod === undefined) break;
+      const containers = pod.view.containers.map((c) => {
+        const image = step.images.find((i) => i.container === c.name)?.image;
+        return image === undefined ? c : { ...c, image, runningImage: c.runningImage ?? c.image };
+      });
+      bump(world, pod, {
+        containers,
+        labels: { ...pod.view.labels, ...step.labels },
+        annotations: { ...pod.view.annotations, ...step.annotations },
+        version: step.toVersion,
+        hash: step.labels["petset.dev/hash"] ?? pod.view.hash,
+        targetVersion: Number(step.annotations[Annotations.targetVersion] ?? pod.view.targetVersion),
+      });
+      pod.restartAt = world.now + world.options.tickMs;
+      break;
+    }
+    case "relabelPod": {
+      const pod = podFor(world, step.podName, step);
+      if (pod === undefined) break;
+      bump(world, pod, {
+        labels: { ...pod.view.labels, ...step.labels },
+        annotations: { ...pod.view.annotations, ...step.annotations },
+        version: step.toVersion,
+        hash: step.labels["petset.dev/hash"] ?? pod.view.hash,
+        targetVersion: Number(step.annotations[Annotations.targetVersion] ?? pod.view.targetVersion),
+      });
+      break;
+    }
+    case "annotateTargetVersion": {
+      const pod = podFor(world, step.podName, step);
+      if (pod === undefined) break;
+      bump(world, pod, {
+        annotations: { ...pod.view.annotations, [Annotations.targetVersion]: String(step.targetVersion) },
+        targetVersion: step.targetVersion,
+      });
+      break;
+    }
+    case "createClaim": {
+      const name = step.claim.metadata?.name ?? "";
+      if (world.claims.has(name)) violate(world, step, `claim ${name} exists`);
+      world.serial++;
+      world.claims.set(name, { name, uid: `c-${world.serial}`, resourceVersion: "1", labels: {} });
+      break;
+    }
+    case "deleteClaim": {
+      world.claims.delete(step.claimName);
+      break;
+    }
+    case "rollbackTo": {
+      const version = world.versions.find((v) => v.spec.version === step.version);
+      if (version === undefined) {
+        violate(world, step, `no version ${step.version}`);
+        break;
+      }
+      updateSpec(world, (s) => {
+        s.template = structuredClone(version.spec.template);
+        s.volumeClaimTemplates = structuredClone(version.spec.volumeClaimTemplates);
+      });
+      break;
+    }
+  }
+  checkAfter(world, step, unavailableBefore);
+}
+
+/** One controller sync: plan, apply every step, write status. */
+export function sync(world: World): Plan {
+  const plan = planRollout({
+    petSet: world.petSet,
+    versions: world.versions,
+    pods: views(world),
+    claims: [...world.claims.values()],
+    now: world.now,
+  });
+  for (const step of plan.steps) applyStep(world, step);
+  world.petSet = { ...world.petSet, status: plan.status };
+  return plan;
+}
+
+/** Advance the clock one tick and let the kubelet act. */
+export function tick(world: World): void {
+  world.now += world.options.tickMs;
+  for (const [name, pod] of world.pods) {
+    if (pod.goneAt !== undefined && pod.goneAt <= world.now) {
+      world.pods.delete(name);
+      continue;
+    }
+    if (pod.view.deletionTimestamp !== undefined) continue;
+    if (pod.restartAt !== undefined && pod.restartAt <= world.now) {
+      pod.restartAt = undefined;
+      const containers = pod.view.containers.map((c) => ({ ...c, runningImage: c.image }));
+      bump(world, pod, { containers, ready: false, phase: "Running" });
+      delete pod.view.readySince;
+      const broken = containers.some((c) => isBrokenImage(c.image));
+      pod.readyAt = broken ? undefined : world.now + world.options.readyTicks * world.options.tickMs;
+      continue;
+    }
+    if (pod.readyAt !== undefined && pod.readyAt <= world.now && !pod.view.ready) {
+      const containers = pod.view.containers.map((c) => ({ ...c, runningImage: c.image }));
+      bump(world, pod, { phase: "Running", ready: true, readySince: pod.readyAt, containers });
+      continue;
+    }
+    const broken = pod.view.containers.some((c) => isBrokenImage(c.image));
+    if (broken && pod.view.failing === undefined && pod.restartAt === undefined) {
+      bump(world, pod, { phase: "Running", failing: "CrashLoopBackOff", restartCount: 1 });
+    }
+    if (!broken && pod.view.failing !== undefined) {
+      const { failing: _ignored, ...rest } = pod.view;
+      pod.view = rest;
+    }
+  }
+}
+
+/** Every pet exists, is Ready and runs the newest version; nothing else exists. */
+export function converged(world: World): boolean {
+  const newest = world.versions[world.versions.length - 1];
+  const pods = views(world);
+  if (pods.length !== world.petSet.spec.replicas) return false;
+  return pods.every(
+    (p) =>
+      inRange(world, p.ordinal) &&
+      p.hash === newest?.spec.hash &&
+      isRunningAndReady(p) &&
+      p.version === newest?.spec.version,
+  );
+}
+
+/** Sync and tick until converged; returns the ticks used, or -1 after maxTicks. */
+export function runUntilConverged(world: World, maxTicks = 500): number {
+  for (let t = 0; t < maxTicks; t++) {
+    sync(world);
+    if (converged(world)) return t;
+    tick(world);
+  }
+  return -1;
+}
+
+export function podsOf(world: World): PodView[] {
+  return views(world).sort((a, b) => a.ordinal - b.ordinal);
+}
+
+/** A human deletes a pod (OnDelete updates, or chaos). */
+export function deleteByUser(world: World, ordinal: number): void {
+  const pod = world.pods.get(`${world.petSet.metadata.name}-${ordinal}`);
+  if (pod === undefined || pod.view.deletionTimestamp !== undefined) return;
+  const grace = world.options.terminateTicks * world.options.tickMs;
+  bump(world, pod, { deletionTimestamp: world.now + grace, deletionRequestedAt: world.now, ready: false });
+  pod.goneAt = world.now + grace;
+}
