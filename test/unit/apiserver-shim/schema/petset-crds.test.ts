@@ -10,7 +10,8 @@ import {
 } from "../../../../src/apiserver-shim/schema/index.js";
 
 type Obj = Record<string, unknown>;
-const load = (file: string): Obj => parse(readFileSync(new URL(`../../../../crds/${file}`, import.meta.url), "utf8")) as Obj;
+const load = (file: string): Obj =>
+  parse(readFileSync(new URL(`../../../../crds/${file}`, import.meta.url), "utf8")) as Obj;
 const schemaOf = (crd: Obj): Obj => {
   const versions = (crd.spec as { versions: Array<{ schema: { openAPIV3Schema: Obj } }> }).versions;
   return versions[0]?.schema.openAPIV3Schema ?? {};
@@ -28,7 +29,12 @@ const petSet = (): Obj => ({
       metadata: { labels: { app: "web" } },
       spec: {
         containers: [
-          { name: "app", image: "nginx:1.27", ports: [{ containerPort: 80 }], resources: { limits: { cpu: "500m", memory: 1024 } } },
+          {
+            name: "app",
+            image: "nginx:1.27",
+            ports: [{ containerPort: 80 }],
+            resources: { limits: { cpu: "500m", memory: 1024 } },
+          },
         ],
       },
     },

@@ -1,0 +1,185 @@
+/**
+ * The simulated kubelet: fake nodes plus stage-driven pod and claim lifecycles, as an
+ * ordinary API client (client-node informers and writes), so it runs against the
+ * embedded server or any cluster. Wiring only: informers fill a plain-JSON store, each
+ * change wakes the StageRunner, which plans with the pure engine and writes through
+ * KubeStageWriter.
+ */
+import { CoreV1Api, KubeConfig, type KubernetesObject, makeInformer } from "@kubernetes/client-node";
+import type { Logger } from "pino";
+import { systemTimerClock, type TimerClock } from "./clock.js";
+import { isOwnVolume } from "./engine.js";
+import { FakeNodeAnnotation, volumeNameFor } from "./node-status.js";
+import { ClaimSchema, type KubeObject, objectKey } from "./objects.js";
+import { type ObjectSource, StageRunner } from "./runner.js";
+import { loadDefaultStages, type StageConfig, type StageResource, withParams } from "./stages.js";
+import {
+  discoverCapabilities,
+  KubeStageWriter,
+  type ServerCapabilities,
+  statusCode,
+  toPlain,
+} from "./writer.js";
+
+export interface SimulatedKubeletOptions {
+  kubeConfig: KubeConfig;
+  logger: Logger;
+  /** Stage delays and heartbeats; defaults to the system clock. */
+  clock?: TimerClock;
+  /** Defaults to stages/default.yaml. */
+  stages?: StageConfig;
+  /** Fake nodes `<nodePrefix>0..N-1` to create and play (default 3). */
+  nodes?: number;
+  nodePrefix?: string;
+  /** Shorthand for params.readyDelayMs. */
+  readyDelayMs?: number;
+  /** Overrides of the stage params (see stages/default.yaml). */
+  params?: Record<string, number>;
+}
+
+export interface SimulatedKubelet {
+  /** Names of the nodes this kubelet plays. */
+  readonly nodes: readonly string[];
+  readonly capabilities: ServerCapabilities;
+  /** Stops informers and timers; waits for writes in flight. Nodes are left in place. */
+  stop(): Promise<void>;
+}
+
+interface Watched {
+  resource: StageResource;
+  path: string;
+  list: () => Promise<{ items: KubernetesObject[]; metadata?: { resourceVersion?: string } }>;
+}
+
+/**
+ * client-node refuses a plain `http:` server unless the cluster says skipTLSVerify (there
+ * is no TLS to verify). The embedded server listens on plain HTTP on loopback, so for such
+ * a cluster this returns a copy of the config with the flag set; other configs unchanged.
+ */
+export function clientConfigFor(kc: KubeConfig): KubeConfig {
+  if (!kc.clusters.some((c) => c.server.startsWith("http:") && !c.skipTLSVerify)) return kc;
+  const copy = new KubeConfig();
+  copy.loadFromOptions({
+    clusters: kc.clusters.map((c) => (c.server.startsWith("http:") ? { ...c, skipTLSVerify: true } : c)),
+    users: kc.users,
+    contexts: kc.contexts,
+    currentContext: kc.currentContext,
+  });
+  return copy;
+}
+
+/** Starts the kubelet; resolves once the nodes exist and the caches have synced. */
+export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise<SimulatedKubelet> {
+  const logger = o.logger.child({ component: "simulated-kubelet" });
+  const config = withParams(o.stages ?? loadDefaultStages(), { ...o.params, readyDelayMs: o.readyDelayMs });
+  const kubeConfig = clientConfigFor(o.kubeConfig);
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const capabilities = await discoverCapabilities(core);
+  const prefix = o.nodePrefix ?? "petset-node-";
+  const nodes = Array.from({ length: o.nodes ?? 3 }, (_, i) => `${prefix}${i}`);
+  await Promise.all(nodes.map((name, i) => ensureNode(core, name, i)));
+
+  const store = new Map<StageResource, Map<string, KubeObject>>();
+  const source: ObjectSource = {
+    get: (resource, key) => store.get(resource)?.get(key),
+    list: (resource) => [...(store.get(resource)?.values() ?? [])],
+  };
+  const writer = new KubeStageWriter(core, capabilities, logger);
+  const clock = o.clock ?? systemTimerClock;
+  const runner = new StageRunner({ config, clock, source, writer, managedNodes: nodes, logger });
+
+  const watched: Watched[] = [
+    { resource: "nodes", path: "/api/v1/nodes", list: () => core.listNode() },
+    { resource: "pods", path: "/api/v1/pods", list: () => core.listPodForAllNamespaces() },
+  ];
+  if (capabilities.persistentVolumeClaims) {
+    watched.push({
+      resource: "persistentvolumeclaims",
+      path: "/api/v1/persistentvolumeclaims",
+      list: () => core.listPersistentVolumeClaimForAllNamespaces(),
+    });
+  }
+
+  let stopped = false;
+  const restarts = new Set<ReturnType<typeof setTimeout>>();
+  const informers = watched.map(({ resource, path, list }) => {
+    const objects = new Map<string, KubeObject>();
+    store.set(resource, objects);
+    const informer = makeInformer(kubeConfig, path, list);
+    const upsert = (raw: KubernetesObject) => {
+      const obj = toPlain(raw);
+      objects.set(objectKey(obj.metadata), obj);
+      runner.observe(resource, obj);
+    };
+    informer.on("add", upsert);
+    informer.on("update", upsert);
+    informer.on("delete", (raw) => {
+      const obj = toPlain(raw);
+      objects.delete(objectKey(obj.metadata));
+      runner.forget(resource, obj);
+      if (resource === "persistentvolumeclaims" && capabilities.volumes)
+        void deleteOwnVolume(core, obj, logger);
+    });
+    informer.on("error", (err: unknown) => {
+      if (stopped) return;
+      logger.warn({ err, resource }, "simulated kubelet: watch failed, restarting in 1s");
+      const t = setTimeout(() => {
+        restarts.delete(t);
+        if (!stopped) informer.start().catch(() => undefined); // a failure emits "error" again
+      }, 1000);
+      restarts.add(t);
+    });
+    return informer;
+  });
+  await Promise.all(informers.map((i) => i.start()));
+  logger.info({ nodes, capabilities, params: config.params }, "simulated kubelet started");
+
+  return {
+    nodes,
+    capabilities,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      for (const t of restarts) clearTimeout(t);
+      await Promise.all(informers.map((i) => i.stop()));
+      await runner.stop();
+    },
+  };
+}
+
+/** Creates the node, or adopts it when it exists (e.g. a restart with --data-dir). */
+async function ensureNode(core: CoreV1Api, name: string, index: number): Promise<void> {
+  const labels = {
+    "kubernetes.io/hostname": name,
+    "kubernetes.io/os": "linux",
+    "kubernetes.io/arch": "amd64",
+    type: "kwok",
+  };
+  const podCIDR = `10.244.${index}.0/24`;
+  try {
+    await core.createNode({
+      body: {
+        apiVersion: "v1",
+        kind: "Node",
+        metadata: { name, labels, annotations: { [FakeNodeAnnotation]: "fake" } },
+        spec: { podCIDR, podCIDRs: [podCIDR] },
+      },
+    });
+  } catch (err) {
+    if (statusCode(err) !== 409) throw err;
+  }
+}
+
+/** Reclaim policy Delete for the volumes claim-bind created (named `pvc-<uid>`). */
+async function deleteOwnVolume(core: CoreV1Api, obj: KubeObject, logger: Logger): Promise<void> {
+  const claim = ClaimSchema.safeParse(obj).data;
+  if (!claim?.spec?.volumeName || claim.spec.volumeName !== volumeNameFor(claim)) return;
+  try {
+    const pv = await core.readPersistentVolume({ name: claim.spec.volumeName });
+    if (!isOwnVolume(pv.metadata?.annotations)) return;
+    await core.deletePersistentVolume({ name: claim.spec.volumeName });
+  } catch (err) {
+    if (statusCode(err) !== 404)
+      logger.warn({ err, volume: claim.spec.volumeName }, "simulated kubelet: volume not deleted");
+  }
+}

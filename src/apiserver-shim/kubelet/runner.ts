@@ -1,0 +1,264 @@
+/**
+ * Runs stages against a cache: one timer per object, keyed by resource and name. Each
+ * event re-plans the object; a timer survives an event only if the same stage still
+ * applies (so unrelated updates do not push readiness back, but a changed image does).
+ * When a timer fires the object is re-read from the cache and re-planned before anything
+ * is written, and nothing is ever done twice to the same resourceVersion: after a write
+ * the runner waits for the cache to show a newer version.
+ */
+import type { Logger } from "pino";
+import type { TimerClock } from "./clock.js";
+import { type NodeView, planStage, renderStage, type World, type Write } from "./engine.js";
+import { nodeOrdinal } from "./node-status.js";
+import { type KubeObject, NodeSchema, objectKey } from "./objects.js";
+import type { Stage, StageConfig, StageResource } from "./stages.js";
+
+/** Read side: the informer caches. Objects are never mutated. */
+export interface ObjectSource {
+  get(resource: StageResource, key: string): KubeObject | undefined;
+  list(resource: StageResource): readonly KubeObject[];
+}
+
+export type WriteFailure = "Conflict" | "NotFound" | "Unavailable";
+
+/** A failed write, with the Kubernetes-style reason that decides what the runner does next. */
+export class StageWriteError extends Error {
+  override name = "StageWriteError";
+  constructor(
+    readonly reason: WriteFailure,
+    readonly write: Write,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/**
+ * Write side. `apply` performs the writes in order and resolves when all that matter
+ * succeeded (Events are best effort); it rejects with a StageWriteError whose reason is
+ * Conflict (a resourceVersion precondition failed), NotFound (the object is gone) or
+ * Unavailable (anything else: retried with backoff). `read` gets the live object.
+ */
+export interface StageWriter {
+  apply(writes: readonly Write[], context: { stage: string }): Promise<void>;
+  read(resource: StageResource, namespace: string | undefined, name: string): Promise<KubeObject | undefined>;
+}
+
+export interface StageRunnerOptions {
+  config: StageConfig;
+  clock: TimerClock;
+  source: ObjectSource;
+  writer: StageWriter;
+  /** Nodes this kubelet plays: only their pods (and unscheduled pods) are touched. */
+  managedNodes: readonly string[];
+  logger: Logger;
+  maxConflictRetries?: number;
+}
+
+interface Entry {
+  resource: StageResource;
+  objKey: string;
+  stage: string | undefined;
+  cancel: (() => void) | undefined;
+  inFlight: boolean;
+  actedOnRv: string | undefined;
+  failures: number;
+}
+
+export class StageRunner {
+  private readonly entries = new Map<string, Entry>();
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Pods bound by us but not yet seen bound in the cache: counted on their node. */
+  private readonly assumed = new Map<string, string>();
+  private readonly managed: Set<string>;
+  private stopped = false;
+  private worldCache: World | undefined;
+
+  constructor(private readonly o: StageRunnerOptions) {
+    this.managed = new Set(o.managedNodes);
+  }
+
+  /** Call after the cache added or updated `obj`. */
+  observe(resource: StageResource, obj: KubeObject): void {
+    const objKey = objectKey(obj.metadata);
+    if (resource !== "persistentvolumeclaims") this.worldCache = undefined;
+    if (resource === "pods" && podNodeName(obj)) this.assumed.delete(objKey);
+    this.evaluate(resource, objKey);
+    if (resource === "nodes" && this.managed.has(obj.metadata.name)) {
+      for (const pod of this.o.source.list("pods")) {
+        if (!podNodeName(pod)) this.evaluate("pods", objectKey(pod.metadata));
+      }
+    }
+  }
+
+  /** Call after the cache deleted `obj`. */
+  forget(resource: StageResource, obj: KubeObject): void {
+    const objKey = objectKey(obj.metadata);
+    const key = `${resource}/${objKey}`;
+    this.entries.get(key)?.cancel?.();
+    this.entries.delete(key);
+    if (resource === "pods") this.assumed.delete(objKey);
+    if (resource !== "persistentvolumeclaims") this.worldCache = undefined;
+  }
+
+  /** Cancels every timer and waits for writes in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const e of this.entries.values()) e.cancel?.();
+    this.entries.clear();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** The managed nodes as the engine sees them, in ordinal order (cached until a change). */
+  world(): World {
+    this.worldCache ??= this.computeWorld();
+    return this.worldCache;
+  }
+
+  private computeWorld(): World {
+    const nodes: NodeView[] = [];
+    for (const obj of this.o.source.list("nodes")) {
+      const node = NodeSchema.safeParse(obj).data;
+      if (!node || !this.managed.has(node.metadata.name)) continue;
+      const ready = (node.status?.conditions ?? []).some((c) => c.type === "Ready" && c.status === "True");
+      const internalIP = node.status?.addresses?.find((a) => a.type === "InternalIP")?.address;
+      nodes.push({
+        name: node.metadata.name,
+        ready,
+        pods: 0,
+        internalIP,
+        podCIDR: node.spec?.podCIDR,
+        podIPs: [],
+      });
+    }
+    nodes.sort((a, b) => nodeOrdinal(a.name) - nodeOrdinal(b.name) || a.name.localeCompare(b.name));
+    const byName = new Map(nodes.map((n) => [n.name, { ...n, podIPs: [] as string[] }]));
+    // Every pod, on every change: plain property reads, no schema parsing.
+    for (const pod of this.o.source.list("pods")) {
+      const view = byName.get(podNodeName(pod) || this.assumed.get(objectKey(pod.metadata)) || "");
+      if (!view) continue;
+      view.pods++;
+      const ip = pod.status?.podIP;
+      if (typeof ip === "string" && ip) view.podIPs.push(ip);
+    }
+    return { nodes: nodes.map((n) => byName.get(n.name)!) };
+  }
+
+  private evaluate(resource: StageResource, objKey: string): void {
+    if (this.stopped) return;
+    const key = `${resource}/${objKey}`;
+    const obj = this.o.source.get(resource, objKey);
+    let e = this.entries.get(key);
+    if (!obj) {
+      if (e && !e.inFlight) this.drop(key, e);
+      return;
+    }
+    if (e?.inFlight) return; // re-evaluated when the write completes
+    if (e?.actedOnRv !== undefined && e.actedOnRv === obj.metadata.resourceVersion) return;
+    const plan = planStage(this.o.config, resource, obj, this.world());
+    if (!plan) {
+      if (e) this.drop(key, e);
+      return;
+    }
+    if (e?.cancel && e.stage === plan.stage.name) return; // keep the delay already running
+    e ??= this.newEntry(key, resource, objKey);
+    e.cancel?.();
+    this.schedule(key, e, plan.stage.name, plan.delayMs);
+  }
+
+  private newEntry(key: string, resource: StageResource, objKey: string): Entry {
+    const e: Entry = {
+      resource,
+      objKey,
+      stage: undefined,
+      cancel: undefined,
+      inFlight: false,
+      actedOnRv: undefined,
+      failures: 0,
+    };
+    this.entries.set(key, e);
+    return e;
+  }
+
+  private drop(key: string, e: Entry): void {
+    e.cancel?.();
+    this.entries.delete(key);
+  }
+
+  private schedule(key: string, e: Entry, stage: string, delayMs: number): void {
+    e.stage = stage;
+    e.cancel = this.o.clock.setTimer(delayMs, () => this.fire(key, e));
+  }
+
+  private fire(key: string, e: Entry): void {
+    e.cancel = undefined;
+    if (this.stopped || this.entries.get(key) !== e) return;
+    const obj = this.o.source.get(e.resource, e.objKey);
+    if (!obj) {
+      this.drop(key, e);
+      return;
+    }
+    const plan = planStage(this.o.config, e.resource, obj, this.world());
+    if (!plan || plan.stage.name !== e.stage || obj.metadata.resourceVersion === e.actedOnRv) {
+      e.stage = undefined;
+      this.evaluate(e.resource, e.objKey);
+      return;
+    }
+    e.inFlight = true;
+    const run = this.execute(e, plan.stage, obj, 0)
+      .catch((err: unknown) => this.o.logger.warn({ err, object: key }, "simulated kubelet: re-read failed"))
+      .finally(() => {
+        e.inFlight = false;
+        this.inFlight.delete(run);
+        if (this.entries.get(key) !== e) return;
+        if (!e.cancel) e.stage = undefined;
+        this.evaluate(e.resource, e.objKey);
+      });
+    this.inFlight.add(run);
+  }
+
+  private async execute(e: Entry, stage: Stage, obj: KubeObject, attempt: number): Promise<void> {
+    const log = {
+      stage: stage.name,
+      resource: e.resource,
+      object: e.objKey,
+      rv: obj.metadata.resourceVersion,
+    };
+    const writes = renderStage(stage, obj, this.world(), this.o.clock.now());
+    for (const w of writes) {
+      if (w.op !== "bind") continue;
+      this.assumed.set(e.objKey, w.node);
+      this.worldCache = undefined;
+    }
+    try {
+      await this.o.writer.apply(writes, { stage: stage.name });
+      e.actedOnRv = obj.metadata.resourceVersion;
+      e.failures = 0;
+      this.o.logger.debug(log, "simulated kubelet: stage applied");
+    } catch (err) {
+      if (this.assumed.delete(e.objKey)) this.worldCache = undefined;
+      if (!(err instanceof StageWriteError) || err.reason === "Unavailable") {
+        e.failures++;
+        const backoffMs = Math.min(10_000, 200 * 2 ** Math.min(e.failures, 6));
+        this.o.logger.warn({ ...log, err, backoffMs }, "simulated kubelet: stage failed, will retry");
+        if (!this.stopped) this.schedule(`${e.resource}/${e.objKey}`, e, stage.name, backoffMs);
+        return;
+      }
+      e.actedOnRv = obj.metadata.resourceVersion;
+      if (err.reason === "NotFound") return; // gone: the informer will tell us
+      // Conflict: our cache was stale. Re-read; if the stage still applies, apply it now.
+      const fresh = await this.o.writer.read(e.resource, obj.metadata.namespace, obj.metadata.name);
+      const again = fresh && planStage(this.o.config, e.resource, fresh, this.world());
+      const retry = again && again.stage.name === stage.name && attempt < (this.o.maxConflictRetries ?? 3);
+      this.o.logger.debug({ ...log, retry: Boolean(retry) }, "simulated kubelet: conflict");
+      if (retry && fresh && !this.stopped) await this.execute(e, stage, fresh, attempt + 1);
+    }
+  }
+}
+
+function podNodeName(pod: KubeObject): string | undefined {
+  const spec = pod.spec;
+  if (spec === null || typeof spec !== "object" || !("nodeName" in spec)) return undefined;
+  return typeof spec.nodeName === "string" && spec.nodeName ? spec.nodeName : undefined;
+}
