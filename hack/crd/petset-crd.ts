@@ -30,16 +30,30 @@ const bool = (description: string, extra: Schema = {}): Schema => ({
 const strEnum = (description: string, values: readonly string[], dflt: string): Schema =>
   str(description, { enum: [...values], default: dflt });
 
+const LABEL_VALUE: Schema = { type: "string", maxLength: 63 };
+
+/** The template's labels, bounded like the selector's (see labelSelector). */
+function podTemplate(k8s: StructuralConverter): Schema {
+  const template = k8s.convertNamed("io.k8s.api.core.v1.PodTemplateSpec");
+  const meta = (template.properties as Record<string, Schema>).metadata as Schema;
+  const metaProps = meta.properties as Record<string, Schema>;
+  metaProps.labels = { ...metaProps.labels, additionalProperties: LABEL_VALUE };
+  return template;
+}
+
 function labelSelector(k8s: StructuralConverter): Schema {
   const selector = k8s.convertNamed("io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector");
   const props = selector.properties as Record<string, Schema>;
   // Bounded sizes keep the CEL cost estimate of the selector rules within kube's budget.
-  props.matchLabels = { ...props.matchLabels, maxProperties: 64 };
+  // Label values are at most 63 characters and keys 317 (253 prefix + "/" + 63) in Kubernetes
+  // anyway; saying so lets the CEL cost estimate of the selector rules fit kube's budget.
+  props.matchLabels = { ...props.matchLabels, maxProperties: 64, additionalProperties: LABEL_VALUE };
   const exprs = props.matchExpressions as Schema;
   const item = exprs.items as Schema;
   const itemProps = item.properties as Record<string, Schema>;
   itemProps.operator = { ...itemProps.operator, enum: ["In", "NotIn", "Exists", "DoesNotExist"] };
-  itemProps.values = { ...itemProps.values, maxItems: 64 };
+  itemProps.key = { ...itemProps.key, maxLength: 317 };
+  itemProps.values = { ...itemProps.values, maxItems: 64, items: LABEL_VALUE };
   props.matchExpressions = { ...exprs, maxItems: 32 };
   return {
     ...selector,
@@ -65,7 +79,7 @@ function specSchema(k8s: StructuralConverter): Schema {
         "Name of the headless Service that governs the pets; each pod gets hostname <pod> and subdomain <serviceName>.",
       ),
       template: {
-        ...k8s.convertNamed("io.k8s.api.core.v1.PodTemplateSpec"),
+        ...podTemplate(k8s),
         description:
           "The pod template. It is versioned: every change creates a new PetSetVersion and the controller rolls pets to it.",
       },

@@ -31,10 +31,26 @@ all_present() {
   done
 }
 
-if [[ "${PETSET_BUILD_FORCE:-0}" != "1" ]] && all_present \
-  && [[ -f "${stamp_file}" ]] && [[ "$(cat "${stamp_file}")" == "${stamp}" ]]; then
+up_to_date() {
+  [[ "${PETSET_BUILD_FORCE:-0}" != "1" ]] && all_present \
+    && [[ -f "${stamp_file}" ]] && [[ "$(cat "${stamp_file}")" == "${stamp}" ]]
+}
+
+if up_to_date; then
   echo "build: binaries up to date in ${bin_dir}"
   exit 0
+fi
+
+# One build at a time per cache dir (parallel CI clones share it).
+mkdir -p "${out_dir}"
+exec 9>"${out_dir}/.build.lock"
+if ! flock -n 9; then
+  echo "build: waiting for another build.sh to finish (${out_dir}/.build.lock)"
+  flock 9
+  if up_to_date; then
+    echo "build: binaries up to date in ${bin_dir} (built by the other build.sh)"
+    exit 0
+  fi
 fi
 
 command -v go >/dev/null || { echo "build: go not found in PATH" >&2; exit 1; }

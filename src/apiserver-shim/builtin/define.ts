@@ -1,0 +1,46 @@
+/** Shorthand for registering a built-in resource: fills kube's conventions. */
+import { apiVersionOf, type ResourceDefinition, type ResourceStrategy } from "../registry/resource.js";
+import { defaultTable, type TableConvertor } from "../tables/table.js";
+import { builtinTypeRoot } from "./openapi-docs.js";
+
+export interface BuiltinSpec {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  /** OpenAPI schema name, e.g. `io.k8s.api.core.v1.Pod`. */
+  schema: string;
+  shortNames?: string[];
+  categories?: string[];
+  status?: boolean;
+  strategy?: ResourceStrategy;
+  table?: TableConvertor;
+  fieldLabels?: ResourceDefinition["fieldLabels"];
+  nameRule?: ResourceDefinition["nameRule"];
+  extraSubresources?: string[];
+}
+
+export function defineBuiltin(s: BuiltinSpec): ResourceDefinition {
+  const gvKey = s.group ? `apis/${apiVersionOf(s)}` : `api/${s.version}`;
+  return {
+    group: s.group,
+    version: s.version,
+    resource: s.resource,
+    kind: s.kind,
+    listKind: `${s.kind}List`,
+    singular: s.kind.toLowerCase(),
+    namespaced: s.namespaced,
+    ...(s.shortNames ? { shortNames: s.shortNames } : {}),
+    ...(s.categories ? { categories: s.categories } : {}),
+    ...(s.status ? { status: true } : {}),
+    ...(s.extraSubresources ? { extraSubresources: s.extraSubresources } : {}),
+    ...(s.fieldLabels ? { fieldLabels: s.fieldLabels } : {}),
+    ...(s.nameRule ? { nameRule: s.nameRule } : {}),
+    strategy: { allowUnconditionalUpdate: true, ...s.strategy },
+    table: s.table ?? defaultTable,
+    typeRoot: builtinTypeRoot(gvKey, s.schema),
+    strategicMerge: true,
+    storageVersion: s.version,
+  };
+}

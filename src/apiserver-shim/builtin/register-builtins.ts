@@ -1,0 +1,35 @@
+/** Every built-in resource the shim serves. */
+import type { ResourceRegistry } from "../registry/resource-registry.js";
+import type { ObjectStore } from "../storage/object-store.js";
+import type { Clock } from "../time.js";
+import {
+  coreEventsDefinition,
+  eventsV1Definition,
+  leasesDefinition,
+  nodesDefinition,
+} from "./cluster-resources.js";
+import { configMapsDefinition, secretsDefinition, serviceAccountsDefinition } from "./config-resources.js";
+import { crdsDefinition } from "./crds.js";
+import { namespacesDefinition } from "./namespaces.js";
+import { podsDefinition } from "./pods.js";
+import { servicesDefinition } from "./services.js";
+import { pvcDefinition, pvDefinition } from "./storage-resources.js";
+
+export function registerBuiltins(registry: ResourceRegistry, objects: ObjectStore, clock: Clock): void {
+  for (const def of [
+    namespacesDefinition,
+    podsDefinition,
+    servicesDefinition(objects),
+    configMapsDefinition,
+    secretsDefinition,
+    serviceAccountsDefinition,
+    pvcDefinition,
+    pvDefinition,
+    nodesDefinition,
+    coreEventsDefinition,
+    leasesDefinition,
+    eventsV1Definition,
+    crdsDefinition(() => clock.now()),
+  ])
+    registry.register(def);
+}

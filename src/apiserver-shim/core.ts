@@ -1,0 +1,85 @@
+/**
+ * The shim without HTTP: store, registry with the built-ins, and the internal
+ * controllers (CRD serving, garbage collector, namespace lifecycle). The server wraps it;
+ * tests drive it directly.
+ */
+import type { Logger } from "pino";
+import { SYSTEM_NAMESPACES } from "./builtin/namespaces.js";
+import { registerBuiltins } from "./builtin/register-builtins.js";
+import { CRDS_GR, CrdController } from "./controllers/crd-controller.js";
+import { GarbageCollector } from "./controllers/garbage-collector.js";
+import { NamespaceController } from "./controllers/namespace-controller.js";
+import { PassScheduler } from "./controllers/pass-scheduler.js";
+import { systemContext } from "./controllers/system-context.js";
+import { GenericStore, NAMESPACES_GR } from "./registry/generic-store.js";
+import { ResourceRegistry } from "./registry/resource-registry.js";
+import { ObjectStore } from "./storage/object-store.js";
+import type { Clock } from "./time.js";
+
+export interface ShimCoreOptions {
+  clock: Clock;
+  logger?: Logger;
+  dataDir?: string;
+  watchWindow?: number;
+  /** Run the internal controllers on their own after changes (default true). */
+  autoReconcile?: boolean;
+}
+
+export interface ShimCore {
+  objects: ObjectStore;
+  registry: ResourceRegistry;
+  store: GenericStore;
+  /** Runs the internal controllers until nothing changes (deterministic tests). */
+  settle(maxPasses?: number): void;
+  stop(): void;
+}
+
+export function createShimCore(opts: ShimCoreOptions): ShimCore {
+  const objects = new ObjectStore({
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(opts.watchWindow ? { watchWindow: opts.watchWindow } : {}),
+  });
+  const registry = new ResourceRegistry();
+  registerBuiltins(registry, objects, opts.clock);
+  const store = new GenericStore(objects, opts.clock);
+  const crds = new CrdController(store, registry);
+  crds.serveAll();
+  const gcPass = () => new GarbageCollector(store, registry).pass();
+  const nsPass = () => new NamespaceController(store, registry).pass();
+  const crdPass = () => crds.pass();
+  const onError = (what: string) => (err: unknown) => opts.logger?.error({ err }, `${what} pass failed`);
+  const auto = opts.autoReconcile ?? true;
+  const gc = new PassScheduler(gcPass, onError("garbage collector"));
+  const nsc = new PassScheduler(nsPass, onError("namespace controller"));
+  const crdc = new PassScheduler(crdPass, onError("CRD finalizer"));
+  objects.subscribe((e) => {
+    crds.onEvent(e);
+    if (!auto) return;
+    gc.poke();
+    if (e.gr === NAMESPACES_GR || e.type === "DELETED") nsc.poke();
+    if (e.gr === CRDS_GR || e.type === "DELETED") crdc.poke();
+  });
+  const nsDef = registry.get("", "v1", "namespaces")!;
+  for (const ns of SYSTEM_NAMESPACES)
+    if (!store.peek(nsDef, undefined, ns))
+      store.create(nsDef, undefined, { metadata: { name: ns } }, systemContext(opts.clock, "kube-apiserver"));
+  if (auto) for (const s of [gc, nsc, crdc]) s.poke();
+  return {
+    objects,
+    registry,
+    store,
+    settle(maxPasses = 50) {
+      for (let i = 0; i < maxPasses; i++) {
+        const before = objects.currentRv();
+        crdPass();
+        nsPass();
+        gcPass();
+        if (objects.currentRv() === before) return;
+      }
+    },
+    stop() {
+      for (const s of [gc, nsc, crdc]) s.stop();
+      objects.close();
+    },
+  };
+}

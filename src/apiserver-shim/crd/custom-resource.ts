@@ -1,0 +1,148 @@
+/**
+ * A served custom resource version built from its CRD: the schema module prunes,
+ * defaults and validates; status and scale subresources as the CRD declares them.
+ */
+
+import {
+  type ResourceDefinition,
+  type ResourceStrategy,
+  type ScaleSubresource,
+  STANDARD_VERBS,
+} from "../registry/resource.js";
+import { schemaTypeNode, type TypeNode } from "../registry/type-node.js";
+import { applyDefaults, type JSONSchemaProps, pruneUnknownFields, validateObject } from "../schema/index.js";
+import { defaultFieldLabels, type FieldLabels } from "../selectors/field-selector.js";
+import { deepClone, isPlainObject, type KubeObject } from "../types.js";
+import { evaluateJsonPath, parseJsonPath } from "./jsonpath.js";
+import { type PrinterColumn, printerColumnsTable } from "./printer-columns.js";
+
+type Obj = Record<string, unknown>;
+
+export interface CrdVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  schema?: { openAPIV3Schema?: JSONSchemaProps };
+  subresources?: { status?: Obj; scale?: ScaleSubresource };
+  additionalPrinterColumns?: PrinterColumn[];
+  selectableFields?: { jsonPath: string }[];
+}
+
+export interface CrdSpec {
+  group: string;
+  names: {
+    plural: string;
+    singular?: string;
+    kind: string;
+    listKind?: string;
+    shortNames?: string[];
+    categories?: string[];
+  };
+  scope: "Namespaced" | "Cluster";
+  versions: CrdVersion[];
+}
+
+/** Field paths present in `before` but not in `after` (what pruning dropped). */
+export function droppedFields(before: unknown, after: unknown, prefix = ""): string[] {
+  if (!isPlainObject(before)) return [];
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(before)) {
+    const path = prefix ? `${prefix}.${k}` : k;
+    if (!isPlainObject(after) || !(k in after)) out.push(path);
+    else if (isPlainObject(v)) out.push(...droppedFields(v, after[k], path));
+    else if (Array.isArray(v) && Array.isArray(after[k]))
+      v.forEach((item, i) => {
+        out.push(...droppedFields(item, (after[k] as unknown[])[i], `${path}[${i}]`));
+      });
+  }
+  return out;
+}
+
+function crStrategy(schema: JSONSchemaProps | undefined, hasStatus: boolean): ResourceStrategy {
+  const normalize = (obj: KubeObject) => {
+    if (!schema) return;
+    pruneUnknownFields(schema, obj);
+    applyDefaults(schema, obj);
+  };
+  return {
+    tracksGeneration: true,
+    allowUnconditionalUpdate: false,
+    returnDeletedObject: true,
+    unknownFields(obj) {
+      if (!schema) return [];
+      const copy = deepClone(obj);
+      pruneUnknownFields(schema, copy);
+      return droppedFields(obj, copy);
+    },
+    prepareForCreate(obj) {
+      if (hasStatus) delete obj.status;
+      normalize(obj);
+    },
+    validate: (obj) => (schema ? validateObject(schema, obj) : []),
+    prepareForUpdate: (obj) => normalize(obj),
+    validateUpdate: (obj, old) => (schema ? validateObject(schema, obj, old) : []),
+    prepareForStatusUpdate(obj, old) {
+      const status = obj.status;
+      const managed = obj.metadata.managedFields;
+      const copy = deepClone(old);
+      for (const k of Object.keys(obj)) delete obj[k];
+      Object.assign(obj, copy);
+      if (status === undefined) delete obj.status;
+      else obj.status = status;
+      if (managed !== undefined) obj.metadata.managedFields = managed;
+      normalize(obj);
+    },
+    validateStatusUpdate: (obj, old) => (schema ? validateObject(schema, obj, old) : []),
+  };
+}
+
+function selectableFieldLabels(fields: { jsonPath: string }[] | undefined): FieldLabels {
+  const compiled = (fields ?? []).map((f) => ({
+    key: f.jsonPath.replace(/^\./, ""),
+    steps: parseJsonPath(f.jsonPath),
+  }));
+  return (obj) => {
+    const out = defaultFieldLabels(obj);
+    for (const f of compiled) {
+      const v = evaluateJsonPath(f.steps, obj)[0];
+      out[f.key] = v === undefined ? "" : String(v);
+    }
+    return out;
+  };
+}
+
+/** Definitions for every served version of a CRD. */
+export function customResourceDefinitions(spec: CrdSpec): ResourceDefinition[] {
+  const storage = spec.versions.find((v) => v.storage)?.name ?? spec.versions[0]?.name ?? "v1";
+  return spec.versions
+    .filter((v) => v.served)
+    .map((v) => {
+      const schema = v.schema?.openAPIV3Schema;
+      const hasStatus = v.subresources?.status !== undefined;
+      let root: TypeNode | undefined;
+      const def: ResourceDefinition = {
+        group: spec.group,
+        version: v.name,
+        resource: spec.names.plural,
+        kind: spec.names.kind,
+        listKind: spec.names.listKind ?? `${spec.names.kind}List`,
+        singular: spec.names.singular ?? spec.names.kind.toLowerCase(),
+        namespaced: spec.scope !== "Cluster",
+        verbs: STANDARD_VERBS,
+        strategy: crStrategy(schema, hasStatus),
+        table: printerColumnsTable(v.additionalPrinterColumns),
+        typeRoot: () => {
+          if (!root && schema) root = schemaTypeNode(schema);
+          return root;
+        },
+        strategicMerge: false,
+        storageVersion: storage,
+        fieldLabels: selectableFieldLabels(v.selectableFields),
+      };
+      if (spec.names.shortNames?.length) def.shortNames = spec.names.shortNames;
+      if (spec.names.categories?.length) def.categories = spec.names.categories;
+      if (hasStatus) def.status = true;
+      if (v.subresources?.scale) def.scale = v.subresources.scale;
+      return def;
+    });
+}

@@ -1,0 +1,386 @@
+/**
+ * The generic store: every verb, once, for every resource (k8s.io/apiserver's
+ * registry/generic/registry.Store). Resource-specific behaviour comes from the
+ * ResourceDefinition's strategy. Objects are stored at their storage version and
+ * presented at the requested version (the "None" conversion: only apiVersion changes).
+ */
+import { managedFieldsAfterUpdate } from "../apply/managed-fields.js";
+import {
+  ApiError,
+  alreadyExists,
+  badRequest,
+  fieldInvalid,
+  forbidden,
+  invalid,
+  modifiedConflict,
+  notFound,
+} from "../errors.js";
+import type { FieldError } from "../schema/index.js";
+import {
+  checkFieldSelector,
+  defaultFieldLabels,
+  matchesFields,
+  parseFieldSelector,
+} from "../selectors/field-selector.js";
+import { matchesRequirements, parseLabelSelector } from "../selectors/label-selector.js";
+import type { ObjectStore } from "../storage/object-store.js";
+import type { Clock } from "../time.js";
+import { deepClone, deepEqual, isPlainObject, type KubeObject } from "../types.js";
+import {
+  generateName,
+  initSystemFields,
+  keepSystemFields,
+  specChanged,
+  validateMetadata,
+  validateMetadataUpdate,
+  validateName,
+} from "./object-meta.js";
+import { apiVersionOf, grKey, type RequestContext, type ResourceDefinition } from "./resource.js";
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+}
+
+export interface ListResult {
+  items: KubeObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface WriteOptions {
+  /** managedFields were already computed (server-side apply). */
+  managedFieldsDone?: boolean;
+}
+
+export const NAMESPACES_GR = "/namespaces";
+
+export class GenericStore {
+  constructor(
+    readonly objects: ObjectStore,
+    readonly clock: Clock,
+  ) {}
+
+  /** The object as stored (no copy), or undefined. */
+  peek(def: ResourceDefinition, ns: string | undefined, name: string): KubeObject | undefined {
+    return this.objects.get(grKey(def), def.namespaced ? ns : undefined, name);
+  }
+
+  get(def: ResourceDefinition, ns: string | undefined, name: string): KubeObject {
+    const o = this.peek(def, ns, name);
+    if (!o) throw notFound(def, name);
+    return present(def, o);
+  }
+
+  list(def: ResourceDefinition, ns: string | undefined, opts: ListOptions): ListResult {
+    const match = this.matcher(def, opts);
+    const all = this.objects
+      .list(grKey(def), def.namespaced ? ns : undefined)
+      .map((o) => present(def, o))
+      .filter(match);
+    const rv = String(this.objects.currentRv());
+    let start = 0;
+    if (opts.continue) {
+      const token = decodeContinue(opts.continue);
+      start = all.findIndex((o) => keyOf(o) > token.start);
+      if (start < 0) start = all.length;
+    }
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
+    const page = limit ? all.slice(start, start + limit) : all.slice(start);
+    const result: ListResult = { items: page, resourceVersion: rv };
+    if (limit && start + limit < all.length) {
+      result.continue = encodeContinue(rv, keyOf(page[page.length - 1]!));
+      result.remainingItemCount = all.length - start - limit;
+    }
+    return result;
+  }
+
+  /** A predicate for label + field selectors; throws BadRequest on bad selectors. */
+  matcher(
+    def: ResourceDefinition,
+    opts: { labelSelector?: string; fieldSelector?: string },
+  ): (o: KubeObject) => boolean {
+    const labels = opts.labelSelector ? parseLabelSelector(opts.labelSelector) : [];
+    const fields = opts.fieldSelector ? parseFieldSelector(opts.fieldSelector) : [];
+    const fieldLabels = def.fieldLabels ?? defaultFieldLabels;
+    if (fields.length) {
+      const probe: KubeObject = { apiVersion: "", kind: "", metadata: {} };
+      checkFieldSelector(
+        fields,
+        new Set(Object.keys({ ...defaultFieldLabels(probe), ...fieldLabels(probe) })),
+        def.kind,
+      );
+    }
+    return (o) =>
+      matchesRequirements(labels, o.metadata.labels) &&
+      (fields.length === 0 || matchesFields(fields, { ...defaultFieldLabels(o), ...fieldLabels(o) }));
+  }
+
+  create(
+    def: ResourceDefinition,
+    ns: string | undefined,
+    body: unknown,
+    ctx: RequestContext,
+    opts: WriteOptions = {},
+  ): KubeObject {
+    const obj = this.decode(def, ns, body);
+    const m = obj.metadata;
+    if (!m.name && m.generateName) m.name = generateName(m.generateName);
+    if (m.resourceVersion)
+      throw new ApiError(500, "InternalError", "resourceVersion should not be set on objects to be created");
+    initSystemFields(obj, ctx.now, def.strategy.tracksGeneration ?? false);
+    this.checkUnknownFields(def, obj, ctx);
+    def.strategy.prepareForCreate?.(obj, ctx);
+    const errs: FieldError[] = [
+      ...validateName(m.name, def.nameRule ?? "subdomain"),
+      ...validateMetadata(obj),
+      ...(def.strategy.validate?.(obj, ctx) ?? []),
+    ];
+    if (errs.length) throw invalid(def.group, def.kind, m.name ?? m.generateName ?? "", errs);
+    if (def.namespaced) this.checkNamespace(def, m.namespace!, m.name!, true);
+    def.strategy.admit?.(obj, ctx);
+    def.strategy.canonicalize?.(obj);
+    if (!opts.managedFieldsDone && !(m.managedFields && m.managedFields.length > 0)) {
+      const mf = managedFieldsAfterUpdate({
+        old: undefined,
+        updated: obj,
+        type: def.typeRoot(),
+        manager: ctx.fieldManager,
+        apiVersion: apiVersionOf(def),
+        scope: { subresource: "", statusSubresource: !!def.status },
+        now: ctx.now,
+      });
+      if (mf) m.managedFields = mf;
+      else delete m.managedFields;
+    }
+    if (this.peek(def, m.namespace, m.name!)) throw alreadyExists(def, m.name!);
+    if (ctx.dryRun) return present(def, toStorage(def, obj));
+    return present(def, this.objects.write(grKey(def), toStorage(def, obj)));
+  }
+
+  /**
+   * PUT semantics: `body` replaces the object (subject to the strategy), with an optional
+   * resourceVersion precondition. Returns the stored result (the old object on a no-op).
+   */
+  update(
+    def: ResourceDefinition,
+    ns: string | undefined,
+    name: string,
+    body: unknown,
+    ctx: RequestContext,
+    opts: WriteOptions = {},
+  ): KubeObject {
+    const old = this.peek(def, ns, name);
+    if (!old) throw notFound(def, name);
+    const next = this.decode(def, ns, body);
+    if (next.metadata.name && next.metadata.name !== name)
+      throw badRequest(
+        `the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`,
+      );
+    next.metadata.name = name;
+    const rv = next.metadata.resourceVersion;
+    if (rv && rv !== old.metadata.resourceVersion) throw modifiedConflict(def, name);
+    if (!rv && !def.strategy.allowUnconditionalUpdate && ctx.subresource === undefined)
+      throw invalid(def.group, def.kind, name, [
+        fieldInvalid("metadata.resourceVersion", "0x0", "must be specified for an update"),
+      ]);
+    return this.commitUpdate(def, old, next, ctx, opts);
+  }
+
+  /** Shared tail of update, patch, status and scale writes. */
+  commitUpdate(
+    def: ResourceDefinition,
+    stored: KubeObject,
+    proposed: KubeObject,
+    ctx: RequestContext,
+    opts: WriteOptions = {},
+  ): KubeObject {
+    const old = present(def, stored);
+    let next = proposed;
+    keepSystemFields(next, old);
+    this.checkUnknownFields(def, next, ctx);
+    const sub = ctx.subresource ?? "";
+    if (sub === "status") {
+      if (def.strategy.prepareForStatusUpdate) def.strategy.prepareForStatusUpdate(next, old, ctx);
+      else next = onlyStatusFrom(next, old);
+    } else {
+      if (def.status) {
+        if (old.status === undefined) delete next.status;
+        else next.status = deepClone(old.status);
+      }
+      def.strategy.prepareForUpdate?.(next, old, ctx);
+    }
+    const errs: FieldError[] = [...validateMetadata(next), ...validateMetadataUpdate(next, old)];
+    if (sub === "status") errs.push(...(def.strategy.validateStatusUpdate?.(next, old, ctx) ?? []));
+    else errs.push(...(def.strategy.validateUpdate?.(next, old, ctx) ?? []));
+    if (errs.length) throw invalid(def.group, def.kind, old.metadata.name!, errs);
+    def.strategy.canonicalize?.(next);
+    if (def.strategy.tracksGeneration && specChanged(next, old, !!def.status))
+      next.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    next.apiVersion = apiVersionOf(def);
+    next.kind = def.kind;
+    next.metadata.resourceVersion = old.metadata.resourceVersion;
+    if (!opts.managedFieldsDone) {
+      const supplied = next.metadata.managedFields;
+      const keepSupplied =
+        supplied !== undefined && supplied.length > 0 && !deepEqual(supplied, old.metadata.managedFields);
+      if (!keepSupplied) {
+        next.metadata.managedFields = old.metadata.managedFields;
+        const mf = managedFieldsAfterUpdate({
+          old,
+          updated: next,
+          type: def.typeRoot(),
+          manager: ctx.fieldManager,
+          apiVersion: apiVersionOf(def),
+          scope: { subresource: sub, statusSubresource: !!def.status },
+          now: ctx.now,
+        });
+        if (mf) next.metadata.managedFields = mf;
+        else delete next.metadata.managedFields;
+      } else if (supplied.length === 1 && Object.keys(supplied[0] ?? {}).length === 0) {
+        delete next.metadata.managedFields; // `[{}]` resets ownership, as in kube
+      }
+    }
+    if (sameIgnoringManagedFields(next, old)) return old;
+    if (ctx.dryRun) return next;
+    const m = next.metadata;
+    const finalized = !m.finalizers?.length && !def.strategy.pendingFinalization?.(next);
+    if (m.deletionTimestamp && finalized && !(m.deletionGracePeriodSeconds ?? 0)) {
+      return present(def, this.objects.remove(grKey(def), stored, toStorage(def, next))!);
+    }
+    return present(def, this.objects.write(grKey(def), toStorage(def, next)));
+  }
+
+  /** Internal write for the shim's own controllers (GC, namespace and CRD finalizers). */
+  writeInternal(def: ResourceDefinition, obj: KubeObject, manager: string): KubeObject | undefined {
+    const old = this.peek(def, obj.metadata.namespace, obj.metadata.name!);
+    if (!old) return undefined;
+    const ctx: RequestContext = {
+      fieldManager: manager,
+      dryRun: false,
+      now: this.clock.now(),
+      warnings: [],
+      fieldValidation: "Ignore",
+    };
+    const next = deepClone(obj);
+    next.metadata.resourceVersion = old.metadata.resourceVersion;
+    return this.commitUpdate(def, old, next, ctx);
+  }
+
+  checkNamespace(def: ResourceDefinition, ns: string, name: string, creating: boolean): void {
+    const nsObj = this.objects.get(NAMESPACES_GR, undefined, ns);
+    if (!nsObj) throw notFound({ group: "", resource: "namespaces" }, ns);
+    if (creating && nsObj.metadata.deletionTimestamp)
+      throw forbidden(
+        def,
+        name,
+        `unable to create new content in namespace ${ns} because it is being terminated`,
+      );
+  }
+
+  private checkUnknownFields(def: ResourceDefinition, obj: KubeObject, ctx: RequestContext): void {
+    if (ctx.fieldValidation === "Ignore" || !def.strategy.unknownFields) return;
+    const unknown = def.strategy.unknownFields(obj);
+    if (!unknown.length) return;
+    const list = unknown.map((f) => `unknown field "${f}"`);
+    if (ctx.fieldValidation === "Strict")
+      throw badRequest(
+        `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${list.join(", ")}`,
+      );
+    ctx.warnings.push(...list);
+  }
+
+  /** Body → object with apiVersion, kind and namespace checked against the request. */
+  decode(def: ResourceDefinition, ns: string | undefined, body: unknown): KubeObject {
+    if (!isPlainObject(body))
+      throw badRequest(`Object '${def.kind}' is missing in '${JSON.stringify(body)}'`);
+    const obj = deepClone(body) as KubeObject;
+    const av = apiVersionOf(def);
+    if (obj.apiVersion !== undefined && obj.apiVersion !== av)
+      throw badRequest(
+        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${av})`,
+      );
+    if (obj.kind !== undefined && obj.kind !== def.kind)
+      throw badRequest(
+        `the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`,
+      );
+    obj.apiVersion = av;
+    obj.kind = def.kind;
+    if (!isPlainObject(obj.metadata)) obj.metadata = {};
+    if (def.namespaced) {
+      if (obj.metadata.namespace && ns && obj.metadata.namespace !== ns)
+        throw badRequest(
+          "the namespace of the provided object does not match the namespace sent on the request",
+        );
+      obj.metadata.namespace = ns ?? obj.metadata.namespace;
+      if (!obj.metadata.namespace) throw badRequest("the server could not find the requested resource");
+    } else delete obj.metadata.namespace;
+    return obj;
+  }
+}
+
+function onlyStatusFrom(next: KubeObject, old: KubeObject): KubeObject {
+  const out = deepClone(old);
+  if (next.status === undefined) delete out.status;
+  else out.status = next.status;
+  if (next.metadata.managedFields !== undefined) out.metadata.managedFields = next.metadata.managedFields;
+  else delete out.metadata.managedFields;
+  return out;
+}
+
+function sameIgnoringManagedFields(a: KubeObject, b: KubeObject): boolean {
+  if (!deepEqual(a.metadata.managedFields, b.metadata.managedFields)) {
+    const strip = (o: KubeObject) => ({ ...o, metadata: { ...o.metadata, managedFields: undefined } });
+    // Ownership-only changes are real writes in kube too, but timestamps alone are not.
+    return deepEqual(strip(a), strip(b)) && deepEqual(withoutTimes(a), withoutTimes(b));
+  }
+  return deepEqual(a, b);
+}
+
+function withoutTimes(o: KubeObject): unknown {
+  return (o.metadata.managedFields ?? []).map((e) => ({ ...e, time: undefined }));
+}
+
+export function storageApiVersion(def: ResourceDefinition): string {
+  return def.group ? `${def.group}/${def.storageVersion}` : def.storageVersion;
+}
+
+/** A copy of a stored object at the definition's version. */
+export function present(def: ResourceDefinition, o: KubeObject): KubeObject {
+  const c = def.convert ? def.convert.fromStorage(deepClone(o)) : deepClone(o);
+  c.apiVersion = apiVersionOf(def);
+  c.kind = def.kind;
+  return c;
+}
+
+/** The stored form of an object given at the definition's version. */
+export function toStorage(def: ResourceDefinition, o: KubeObject): KubeObject {
+  if (def.convert) return def.convert.toStorage(o);
+  o.apiVersion = storageApiVersion(def);
+  return o;
+}
+
+function keyOf(o: KubeObject): string {
+  return `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+}
+
+function encodeContinue(rv: string, start: string): string {
+  return Buffer.from(
+    JSON.stringify({ v: "meta.k8s.io/v1", rv: Number(rv), start: `${start}\u0000` }),
+  ).toString("base64url");
+}
+
+function decodeContinue(token: string): { rv: number; start: string } {
+  try {
+    const t = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as { rv: number; start: string };
+    if (typeof t.start !== "string") throw new Error("no start");
+    return { rv: t.rv, start: t.start.endsWith("\u0000") ? t.start.slice(0, -1) : t.start };
+  } catch {
+    throw badRequest(
+      "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
+    );
+  }
+}

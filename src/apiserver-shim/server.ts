@@ -1,0 +1,215 @@
+/**
+ * The embedded Kubernetes-compatible API server: wiring of store, registry, built-ins,
+ * internal controllers (CRD serving, garbage collector, namespace lifecycle) and the
+ * HTTP front. `startApiServer` is the only entry point.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { type Logger, pino } from "pino";
+import { CRDS_GR } from "./controllers/crd-controller.js";
+import { createShimCore } from "./core.js";
+import { pathNotFound, unauthorized } from "./errors.js";
+import {
+  aggregatedDiscovery,
+  aggregatedDiscoveryType,
+  apiGroupDoc,
+  apiGroupList,
+  apiVersions,
+  resourceList,
+} from "./http/discovery.js";
+import { OpenApiService } from "./http/openapi.js";
+import { parseResourcePath } from "./http/request-info.js";
+import { handleResource } from "./http/resource-handler.js";
+import { sendError, sendJson } from "./http/respond.js";
+import { writeKubeconfig as writeKubeconfigFile } from "./kubeconfig.js";
+import { type Clock, systemClock } from "./time.js";
+
+export interface ApiServerOptions {
+  /** Interface to bind (default 127.0.0.1: loopback only). */
+  host?: string;
+  /** Port (default 0: any free port). */
+  port?: number;
+  /** With a directory, every acknowledged write is fsynced there and survives restarts. */
+  dataDir?: string;
+  logger?: Logger;
+  clock?: Clock;
+  /** Bearer tokens accepted; when set, requests without one get 401. */
+  tokens?: string[];
+  /** Recent events a watch can resume from (default 10,000); older → 410 Expired. */
+  watchWindow?: number;
+  /** Interval of BOOKMARK events on watches that allow them (default 10 s). */
+  bookmarkIntervalMs?: number;
+  /** Upper bound of a watch without timeoutSeconds (default 1800 s). */
+  maxWatchTimeoutSeconds?: number;
+}
+
+export interface ApiServer {
+  /** e.g. `http://127.0.0.1:40123` */
+  url: string;
+  port: number;
+  /** Stops serving, ends watches, closes the write-ahead log. */
+  close(): Promise<void>;
+  /** Writes a kubeconfig for this server (with the first token, if any). */
+  writeKubeconfig(path: string, opts?: { namespace?: string; name?: string }): Promise<void>;
+}
+
+const VERSION_INFO = {
+  major: "1",
+  minor: "33",
+  gitVersion: "v1.33.5-petset-shim",
+  gitCommit: "0000000000000000000000000000000000000000",
+  gitTreeState: "clean",
+  buildDate: "2025-01-01T00:00:00Z",
+  goVersion: "go1.24.0",
+  compiler: "gc",
+  platform: `${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}`,
+};
+
+export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiServer> {
+  const log = opts.logger ?? pino({ level: "silent" });
+  const clock = opts.clock ?? systemClock;
+  const core = createShimCore({
+    clock,
+    logger: log,
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(opts.watchWindow ? { watchWindow: opts.watchWindow } : {}),
+  });
+  const { objects, registry, store } = core;
+
+  const openapi = new OpenApiService(registry, () => objects.list(CRDS_GR));
+  const closers = new Set<() => void>();
+  const onClose = (fn: () => void) => {
+    closers.add(fn);
+    return () => closers.delete(fn);
+  };
+  const watchCfg = {
+    bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000,
+    maxTimeoutSeconds: opts.maxWatchTimeoutSeconds ?? 1800,
+  };
+  const tokens = opts.tokens?.length ? new Set(opts.tokens) : undefined;
+  let address = "";
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const path = url.pathname.replace(/\/+$/, "") || "/";
+    if (
+      path === "/healthz" ||
+      path === "/readyz" ||
+      path === "/livez" ||
+      path.startsWith("/healthz/") ||
+      path.startsWith("/readyz/") ||
+      path.startsWith("/livez/")
+    ) {
+      res.writeHead(200, { "Content-Type": "text/plain; charset=utf-8" });
+      res.end("ok");
+      return;
+    }
+    if (tokens) {
+      const auth = req.headers.authorization ?? "";
+      const token = auth.startsWith("Bearer ") ? auth.slice(7).trim() : "";
+      if (!tokens.has(token)) throw unauthorized();
+    }
+    if (req.method === "GET") {
+      const agg = aggregatedDiscoveryType(req);
+      const aggHeaders = (t: string) => ({ "Content-Type": t, Vary: "Accept" });
+      if (path === "/version") return sendJson(res, 200, VERSION_INFO);
+      if (path === "/api") {
+        if (agg)
+          return sendJson(
+            res,
+            200,
+            aggregatedDiscovery(registry, true, /v=(v2beta1|v2)/.exec(agg)![1]!),
+            aggHeaders(agg),
+          );
+        return sendJson(res, 200, apiVersions(address), { Vary: "Accept" });
+      }
+      if (path === "/apis") {
+        if (agg)
+          return sendJson(
+            res,
+            200,
+            aggregatedDiscovery(registry, false, /v=(v2beta1|v2)/.exec(agg)![1]!),
+            aggHeaders(agg),
+          );
+        return sendJson(res, 200, apiGroupList(registry), { Vary: "Accept" });
+      }
+      if (path === "/api/v1") return sendJson(res, 200, resourceList(registry, "", "v1"));
+      let m = /^\/apis\/([^/]+)$/.exec(path);
+      if (m) {
+        const doc = apiGroupDoc(registry, m[1]!);
+        if (!doc) throw pathNotFound();
+        return sendJson(res, 200, doc);
+      }
+      m = /^\/apis\/([^/]+)\/([^/]+)$/.exec(path);
+      if (m) {
+        if (!registry.versions(m[1]!).includes(m[2]!)) throw pathNotFound();
+        return sendJson(res, 200, resourceList(registry, m[1]!, m[2]!));
+      }
+      if (path === "/openapi/v3") return sendJson(res, 200, openapi.index());
+      m = /^\/openapi\/v3\/(.+)$/.exec(path);
+      if (m) {
+        const doc = openapi.document(m[1]!);
+        if (!doc) throw pathNotFound();
+        const immutable = url.searchParams.get("hash") === doc.hash;
+        return sendJson(res, 200, doc.body, {
+          ETag: `"${doc.hash}"`,
+          "Cache-Control": immutable ? "public, immutable" : "no-cache, private",
+          Expires: immutable ? new Date(Date.now() + 365 * 86_400_000).toUTCString() : "0",
+        });
+      }
+    }
+    const ri = parseResourcePath(path);
+    if (!ri) throw pathNotFound();
+    await handleResource(req, res, ri, url.searchParams, { store, registry, watch: watchCfg, onClose });
+  };
+
+  const server = createServer((req, res) => {
+    const started = Date.now();
+    handle(req, res)
+      .catch((err: unknown) => {
+        if (!(err instanceof Error && "status" in err))
+          log.error({ err, url: req.url, method: req.method }, "request failed");
+        sendError(res, err);
+      })
+      .finally(() =>
+        log.debug(
+          { method: req.method, url: req.url, status: res.statusCode, ms: Date.now() - started },
+          "request",
+        ),
+      );
+  });
+  server.requestTimeout = 0;
+  server.headersTimeout = 60_000;
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  address = `${host}:${addr.port}`;
+  const url = `http://${address}`;
+  log.info({ url, dataDir: opts.dataDir }, "API server listening");
+  let closed = false;
+  return {
+    url,
+    port: addr.port,
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const c of [...closers]) c();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      core.stop();
+    },
+    writeKubeconfig: (path, o = {}) =>
+      writeKubeconfigFile(path, {
+        server: url,
+        ...(opts.tokens?.[0] ? { token: opts.tokens[0] } : {}),
+        ...(o.namespace ? { namespace: o.namespace } : {}),
+        ...(o.name ? { name: o.name } : {}),
+      }),
+  };
+}

@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+/** `petset`: the controller, the embedded development cluster, and the demo. */
+import { Command, Option } from "commander";
+import { ControllerFlagsSchema, DevFlagsSchema, FlagError, parseFlags } from "../config.js";
+import { LogLevels } from "../util/logger.js";
+import { runController } from "./controller-command.js";
+import { runDev } from "./dev-command.js";
+
+const program = new Command()
+  .name("petset")
+  .description(
+    "A Kubernetes controller for stateful sets where every pod-shaping change is a numbered PetSetVersion.",
+  )
+  .showHelpAfterError();
+
+const logLevel = () => new Option("--log-level <level>", "log level").choices(LogLevels).default("info");
+
+program
+  .command("controller")
+  .description("run the controller against a cluster (in-cluster config when no kubeconfig is given)")
+  .option("--kubeconfig <path>", "kubeconfig file")
+  .option("--context <name>", "kubeconfig context")
+  .option("-n, --namespace <ns>", "watch only this namespace (default: all)")
+  .option("--metrics-addr <addr>", "address of /metrics, /healthz, /readyz", ":8080")
+  .option("--no-leader-elect", "do not elect a leader (run only one replica)")
+  .option("--lease-namespace <ns>", "namespace of the leader-election Lease", "default")
+  .option("--lease-name <name>", "name of the leader-election Lease", "petset-controller")
+  .option("--workers <n>", "concurrent syncs", "4")
+  .addOption(logLevel())
+  .action(async (flags: Record<string, unknown>) => {
+    await runController(parseFlags(ControllerFlagsSchema, flags));
+  });
+
+program
+  .command("dev")
+  .description("run the embedded API server, a simulated kubelet and the controller in one process")
+  .option("--port <n>", "port of the API server (0: any free port)", "0")
+  .option("--listen <addr>", "address to bind; anything but loopback needs --token-file", "127.0.0.1")
+  .option("--token-file <path>", "file of bearer tokens (one per line) the API server accepts")
+  .option("--kubeconfig <path>", "where to write the kubeconfig", ".petset/kubeconfig")
+  .option("--data-dir <dir>", "keep state here (survives restarts); default in memory")
+  .option("--apply <path...>", "manifests (files or folders) to create once ready")
+  .option("--no-controller", "do not run the controller")
+  .option("--ready-delay-ms <ms>", "how long the simulated kubelet takes to make a pod Ready", "300")
+  .addOption(logLevel())
+  .action(async (flags: Record<string, unknown>) => {
+    await runDev(parseFlags(DevFlagsSchema, flags));
+  });
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof FlagError) {
+    process.stderr.write(`error: ${err.message}\n`);
+    process.exit(2);
+  }
+  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

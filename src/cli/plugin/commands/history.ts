@@ -1,0 +1,48 @@
+import { Labels } from "../../../api/index.js";
+import type { CommandContext } from "../context.js";
+import { historyTable } from "../format-history.js";
+import { formatObjects } from "../format-object.js";
+import { describeVersion } from "../format-version.js";
+import { findVersion, parseVersionRef, versionsOf } from "../version-select.js";
+
+export type HistoryFormat = "table" | "wide" | "yaml" | "json";
+
+export interface HistoryOptions {
+  /** `--version`: describe this version instead of listing them all. */
+  readonly version?: string;
+  readonly output: HistoryFormat;
+}
+
+/** `kubectl petset history NAME [--version N] [-o table|wide|yaml|json]`. */
+export async function historyCommand(
+  ctx: CommandContext,
+  name: string,
+  options: HistoryOptions,
+): Promise<number> {
+  const { api, io } = ctx;
+  const petSet = await api.getPetSet(name);
+  const [allVersions, pods] = await Promise.all([api.listVersions(name), api.podsByVersion(name)]);
+  const versions = versionsOf(petSet, allVersions);
+  if (options.version !== undefined) {
+    const version = findVersion(petSet, versions, parseVersionRef(options.version, name, "--version"));
+    if (options.output === "yaml" || options.output === "json")
+      io.stdout.write(formatObjects([version], options.output, false));
+    else
+      io.stdout.write(describeVersion(petSet, version, pods.get(version.spec.version) ?? 0, ctx.clock.now()));
+    return 0;
+  }
+  if (options.output === "yaml" || options.output === "json") {
+    io.stdout.write(formatObjects(versions, options.output, true));
+    return 0;
+  }
+  if (versions.length === 0) {
+    io.stderr.write(
+      `No versions found for petset "${name}" in namespace "${api.namespace}" (label ${Labels.petSet}=${name}).\n`,
+    );
+    return 0;
+  }
+  io.stdout.write(
+    historyTable({ petSet, versions, podsByVersion: pods, now: ctx.clock.now() }, options.output === "wide"),
+  );
+  return 0;
+}

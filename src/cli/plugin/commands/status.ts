@@ -1,0 +1,73 @@
+import type { CommandContext } from "../context.js";
+import { formatDuration } from "../duration.js";
+import { PluginError } from "../errors.js";
+import { progressLine, statusLine } from "../format-status.js";
+import { type RolloutState, rolloutState, StatusExit } from "../rollout-state.js";
+
+export interface StatusOptions {
+  /** Follow the rollout until it completes or fails (or the timeout passes). */
+  readonly watch: boolean;
+  /** Give up after this long (exit 2). Implies waiting; without it `--watch` waits forever. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * `kubectl petset status NAME [--watch] [--timeout D]`. Exit 0 when the rollout is
+ * complete, 1 when it failed (ProgressDeadlineExceeded), 2 when it is not complete in time;
+ * without --watch or --timeout it reports once, so "not complete yet" is exit 2.
+ */
+export async function statusCommand(
+  ctx: CommandContext,
+  name: string,
+  options: StatusOptions,
+): Promise<number> {
+  const { api, io } = ctx;
+  if (!options.watch && options.timeoutMs === undefined) {
+    const state = rolloutState(await api.getPetSet(name));
+    io.stdout.write(`${statusLine(state)}\n`);
+    return exitCodeOf(state);
+  }
+  const tty = io.stdout.isTTY;
+  let lastLine = "";
+  let last: RolloutState | undefined;
+  const show = (state: RolloutState) => {
+    last = state;
+    if (tty) {
+      io.stdout.write(`\r\x1b[2K${progressLine(state, (io.stdout.columns ?? 80) - 1)}`);
+      return;
+    }
+    const line = statusLine(state);
+    if (line !== lastLine) io.stdout.write(`${line}\n`);
+    lastLine = line;
+  };
+  const final = await api.watchPetSet(
+    name,
+    (petSet) => {
+      if (petSet === undefined)
+        throw new PluginError("NotFound", `petset "${name}" was deleted while watching its rollout`);
+      const state = rolloutState(petSet);
+      show(state);
+      return state.phase === "complete" || state.phase === "failed" ? state : undefined;
+    },
+    options.timeoutMs,
+  );
+  if (tty && last !== undefined) io.stdout.write("\n");
+  if (final === undefined) {
+    const where = last === undefined ? "" : `: ${statusLine(last).replace(`petset "${name}": `, "")}`;
+    io.stderr.write(
+      `error: timed out after ${formatDuration(options.timeoutMs ?? 0)} waiting for the rollout of petset "${name}"${where}\n`,
+    );
+    return StatusExit.timeout;
+  }
+  if (final.phase === "failed") {
+    io.stderr.write(`error: ${statusLine(final)}\n`);
+    return StatusExit.failed;
+  }
+  if (tty) io.stdout.write(`${statusLine(final)}\n`);
+  return StatusExit.complete;
+}
+
+function exitCodeOf(state: RolloutState): number {
+  if (state.phase === "complete") return StatusExit.complete;
+  return state.phase === "failed" ? StatusExit.failed : StatusExit.timeout;
+}

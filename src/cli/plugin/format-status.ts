@@ -1,0 +1,67 @@
+import type { RolloutState } from "./rollout-state.js";
+
+/**
+ * Human lines for `kubectl petset status`. Plain lines are printed when they change (logs,
+ * CI); on a terminal the same facts become one progress line redrawn in place.
+ */
+export function statusLine(s: RolloutState): string {
+  const who = `petset "${s.name}"`;
+  switch (s.phase) {
+    case "observing":
+      return `${who}: waiting for the controller to observe generation ${s.generation ?? "?"} (observed ${s.observedGeneration ?? "none"})`;
+    case "complete":
+      return `${who}: rollout complete: ${s.updated} of ${s.desired} pods at version ${v(s.updateVersion)}, ${s.ready} ready`;
+    case "failed":
+      return `${who}: rollout failed: ${s.reason ?? "unknown"}${s.message ? `: ${s.message}` : ""}`;
+    case "paused":
+      return `${who}: paused at ${counts(s)}; kubectl petset resume ${s.name} continues the rollout`;
+    case "progressing":
+      return `${who}: ${transition(s)}: ${counts(s)}${reason(s)}`;
+  }
+}
+
+/**
+ * One terminal line: `web  [██████░░░░░░]  2/3 updated  3/3 ready  v2 -> v3  RollingOut`,
+ * the bar counting pets at the update version among those the strategy moves. `width` is
+ * the terminal width; the line is cut to fit so redrawing in place never wraps.
+ */
+export function progressLine(s: RolloutState, width: number): string {
+  const barWidth = 20;
+  const fraction = s.toUpdate === 0 ? 1 : Math.min(1, s.updated / s.toUpdate);
+  const filled = Math.round(fraction * barWidth);
+  const bar = `[${"█".repeat(filled)}${"░".repeat(barWidth - filled)}]`;
+  const versions =
+    s.currentVersion !== undefined && s.currentVersion !== s.updateVersion
+      ? `v${v(s.currentVersion)} -> v${v(s.updateVersion)}`
+      : `v${v(s.updateVersion)}`;
+  const parts = [
+    s.name,
+    bar,
+    `${s.updated}/${s.toUpdate} updated`,
+    `${s.ready}/${s.desired} ready`,
+    versions,
+    s.phase === "observing" ? "observing" : (s.reason ?? s.phase),
+  ];
+  const line = parts.join("  ");
+  return [...line].length <= width ? line : `${[...line].slice(0, Math.max(0, width - 1)).join("")}…`;
+}
+
+function transition(s: RolloutState): string {
+  if (s.currentVersion !== undefined && s.updateVersion !== undefined && s.currentVersion !== s.updateVersion)
+    return `rolling out version ${s.currentVersion} -> ${s.updateVersion}`;
+  return `rolling out version ${v(s.updateVersion)}`;
+}
+
+function counts(s: RolloutState): string {
+  const partitioned = s.toUpdate < s.desired ? ` (${s.desired - s.toUpdate} held by the partition)` : "";
+  return `${s.updated} of ${s.toUpdate} pods updated${partitioned}, ${s.ready} of ${s.desired} ready`;
+}
+
+function reason(s: RolloutState): string {
+  if (s.reason === undefined) return "";
+  return s.message ? ` (${s.reason}: ${s.message})` : ` (${s.reason})`;
+}
+
+function v(n: number | undefined): string {
+  return n === undefined ? "?" : String(n);
+}

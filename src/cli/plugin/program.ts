@@ -1,0 +1,207 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { diffCommand } from "./commands/diff.js";
+import { type HistoryFormat, historyCommand } from "./commands/history.js";
+import { type DryRun, rollbackCommand } from "./commands/rollback.js";
+import { restartCommand, setPausedCommand } from "./commands/spec-patches.js";
+import { statusCommand } from "./commands/status.js";
+import type { CommandContext, PluginDeps } from "./context.js";
+import { parseDuration } from "./duration.js";
+import { PluginError } from "./errors.js";
+import type { ColorMode } from "./format-diff.js";
+import type { ConnectionFlags } from "./kubeconfig.js";
+
+/** How long `rollback` waits for the controller to record the new version by default. */
+export const DEFAULT_ROLLBACK_WAIT = "30s";
+
+/**
+ * Runs `kubectl petset ARGS...` and resolves to the exit code. User errors (PluginError,
+ * bad flags) print one `error: ...` line on stderr and exit 1 (or the error's own code);
+ * nothing here calls process.exit, so tests run it in-process.
+ */
+export async function runPlugin(args: readonly string[], deps: PluginDeps): Promise<number> {
+  let exitCode = 0;
+  const program = buildProgram(deps, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync([...args], { from: "user" });
+    return exitCode;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode;
+    const message = err instanceof Error ? err.message : String(err);
+    deps.io.stderr.write(`error: ${message}\n`);
+    return err instanceof PluginError ? err.exitCode : 1;
+  }
+}
+
+type Run = (ctx: CommandContext) => Promise<number>;
+
+function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Command {
+  const { io } = deps;
+  const program = new Command("kubectl petset")
+    .description(
+      "Inspect and steer PetSet rollouts: history, diff, rollback, pause, resume, restart, status.",
+    )
+    .usage("<command> NAME [flags]")
+    .exitOverride()
+    .showHelpAfterError("(add --help for usage)")
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+  const run = async ({ namespace, kubeconfig, context }: ConnectionFlags, body: Run): Promise<void> => {
+    const flags = { namespace, kubeconfig, context };
+    const ctx: CommandContext = { api: await deps.connect(flags), io, clock: deps.clock };
+    setExit(await body(ctx));
+  };
+
+  connectionOptions(program.command("history"))
+    .addHelpText(
+      "after",
+      examples([
+        "kubectl petset history web",
+        "kubectl petset history web -o wide",
+        "kubectl petset history web --version 3",
+        "kubectl petset history web --version 3 -o yaml",
+      ]),
+    )
+    .description("List the versions of a PetSet, or describe one with --version")
+    .argument("<name>", "PetSet name")
+    .option("--version <n>", "describe this version (3, v3 or web-v3)")
+    .addOption(outputOption(["table", "wide", "yaml", "json"], "table"))
+    .action(async (name: string, o: ConnectionFlags & { version?: string; output: HistoryFormat }) =>
+      run(o, (ctx) =>
+        historyCommand(ctx, name, { output: o.output, ...(o.version ? { version: o.version } : {}) }),
+      ),
+    );
+
+  connectionOptions(program.command("diff"))
+    .addHelpText(
+      "after",
+      examples([
+        "kubectl petset diff web 2            # version 2 against the update version",
+        "kubectl petset diff web 2 5",
+        "kubectl petset diff web v2 web-v5 --color=always | less -R",
+      ]),
+    )
+    .description("Show what changed between two versions (B defaults to the update version)")
+    .argument("<name>", "PetSet name")
+    .argument("<a>", "older version (3, v3 or web-v3)")
+    .argument("[b]", "newer version (default: the update version)")
+    .addOption(
+      new Option("--color <when>", "color the diff").choices(["auto", "always", "never"]).default("auto"),
+    )
+    .action(
+      async (name: string, a: string, b: string | undefined, o: ConnectionFlags & { color: ColorMode }) =>
+        run(o, (ctx) => diffCommand(ctx, name, a, b, { color: o.color })),
+    );
+
+  connectionOptions(program.command("rollback"))
+    .addHelpText(
+      "after",
+      examples([
+        "kubectl petset rollback web                 # to the previous distinct version",
+        "kubectl petset rollback web --to-version 3",
+        "kubectl petset rollback web --to-version 3 --dry-run",
+        "kubectl petset rollback web --wait=false",
+      ]),
+    )
+    .description("Roll a PetSet back to an earlier version (default: the previous distinct one)")
+    .argument("<name>", "PetSet name")
+    .option("--to-version <n>", "version to roll back to (3, v3 or web-v3)")
+    .addOption(
+      new Option("--dry-run [strategy]", "only show what would change: client (default) or server")
+        .choices(["none", "client", "server"])
+        .preset("client")
+        .default("none"),
+    )
+    .addOption(
+      new Option("--wait [bool]", "wait for the controller to record the new version")
+        .argParser(parseBool)
+        .default(true),
+    )
+    .option("--timeout <duration>", "how long --wait waits", DEFAULT_ROLLBACK_WAIT)
+    .action(
+      async (
+        name: string,
+        o: ConnectionFlags & { toVersion?: string; dryRun: DryRun; wait: boolean; timeout: string },
+      ) =>
+        run(o, (ctx) =>
+          rollbackCommand(ctx, name, {
+            ...(o.toVersion ? { toVersion: o.toVersion } : {}),
+            dryRun: o.dryRun,
+            wait: o.wait,
+            timeoutMs: parseDuration(o.timeout, "--timeout"),
+          }),
+        ),
+    );
+
+  connectionOptions(program.command("pause"))
+    .addHelpText("after", examples(["kubectl petset pause web"]))
+    .description("Stop moving pods between versions (scaling still works)")
+    .argument("<name>", "PetSet name")
+    .action(async (name: string, o: ConnectionFlags) => run(o, (ctx) => setPausedCommand(ctx, name, true)));
+
+  connectionOptions(program.command("resume"))
+    .addHelpText("after", examples(["kubectl petset resume web"]))
+    .description("Continue a paused rollout")
+    .argument("<name>", "PetSet name")
+    .action(async (name: string, o: ConnectionFlags) => run(o, (ctx) => setPausedCommand(ctx, name, false)));
+
+  connectionOptions(program.command("restart"))
+    .addHelpText("after", examples(["kubectl petset restart web"]))
+    .description("Restart every pet (sets the petset.dev/restartedAt template annotation)")
+    .argument("<name>", "PetSet name")
+    .action(async (name: string, o: ConnectionFlags) => run(o, (ctx) => restartCommand(ctx, name)));
+
+  connectionOptions(program.command("status"))
+    .addHelpText(
+      "after",
+      examples([
+        "kubectl petset status web                   # once: exit 0 complete, 1 failed, 2 in progress",
+        "kubectl petset status web --watch",
+        "kubectl petset status web --watch --timeout 10m",
+      ]),
+    )
+    .description("Show rollout progress; exit 0 complete, 1 failed, 2 not complete (in time)")
+    .argument("<name>", "PetSet name")
+    .option("-w, --watch", "follow the rollout until it completes or fails", false)
+    .option("--timeout <duration>", "give up after this long (exit 2); implies waiting")
+    .action(async (name: string, o: ConnectionFlags & { watch: boolean; timeout?: string }) =>
+      run(o, (ctx) =>
+        statusCommand(ctx, name, {
+          watch: o.watch,
+          ...(o.timeout !== undefined ? { timeoutMs: parseDuration(o.timeout, "--timeout") } : {}),
+        }),
+      ),
+    );
+
+  for (const sub of program.commands) {
+    sub
+      .exitOverride()
+      .configureOutput(program.configureOutput())
+      .showHelpAfterError("(add --help for usage)");
+  }
+  return program;
+}
+
+function examples(lines: readonly string[]): string {
+  return `\nExamples:\n${lines.map((l) => `  ${l}`).join("\n")}\n`;
+}
+
+function connectionOptions(command: Command): Command {
+  return command
+    .option("-n, --namespace <namespace>", "namespace of the PetSet (default: the context's, else default)")
+    .option("--kubeconfig <path>", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
+    .option("--context <name>", "kubeconfig context to use");
+}
+
+function outputOption(formats: readonly string[], fallback: string): Option {
+  return new Option("-o, --output <format>", "output format").choices(formats).default(fallback);
+}
+
+function parseBool(value: string): boolean {
+  if (/^(true|1|yes)$/i.test(value)) return true;
+  if (/^(false|0|no)$/i.test(value)) return false;
+  throw new InvalidArgumentError("expected true or false.");
+}

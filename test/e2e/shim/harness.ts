@@ -1,0 +1,152 @@
+/** Starts the shim in-process on port 0 and runs the real kubectl against it. */
+import { execFile, spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { type ApiServer, type ApiServerOptions, startApiServer } from "../../../src/apiserver-shim/index.js";
+
+const run = promisify(execFile);
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface ShimHarness {
+  server: ApiServer;
+  dir: string;
+  kubeconfig: string;
+  kubectl(args: string[], stdin?: string): Promise<KubectlResult>;
+  /** Writes `content` to a temp file and returns its path. */
+  file(name: string, content: string): Promise<string>;
+  /** Spawns a long-running kubectl (e.g. `get -w`); returns collected output and a stop function. */
+  spawnKubectl(args: string[]): { output: () => string; stop: () => void };
+  close(): Promise<void>;
+}
+
+export async function startHarness(opts: ApiServerOptions = {}): Promise<ShimHarness> {
+  const dir = await mkdtemp(join(tmpdir(), "shim-e2e-"));
+  const server = await startApiServer(opts);
+  const kubeconfig = join(dir, "kubeconfig");
+  await server.writeKubeconfig(kubeconfig);
+  const base = ["--kubeconfig", kubeconfig, "--cache-dir", join(dir, "cache")];
+  const env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig };
+  const children: (() => void)[] = [];
+  return {
+    server,
+    dir,
+    kubeconfig,
+    async kubectl(args, stdin) {
+      if (stdin !== undefined) {
+        const path = join(dir, `stdin-${Date.now()}-${Math.random().toString(36).slice(2)}.yaml`);
+        await writeFile(path, stdin);
+        args = args.map((a) => (a === "-" ? path : a));
+      }
+      try {
+        const { stdout, stderr } = await run("kubectl", [...base, ...args], { env, timeout: 30_000 });
+        return { code: 0, stdout, stderr };
+      } catch (e) {
+        const err = e as { code?: number; stdout?: string; stderr?: string };
+        return {
+          code: typeof err.code === "number" ? err.code : 1,
+          stdout: err.stdout ?? "",
+          stderr: err.stderr ?? "",
+        };
+      }
+    },
+    async file(name, content) {
+      const path = join(dir, name);
+      await writeFile(path, content);
+      return path;
+    },
+    spawnKubectl(args) {
+      const child = spawn("kubectl", [...base, ...args], { env });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => {
+        out += d.toString();
+      });
+      child.stderr.on("data", (d: Buffer) => {
+        out += d.toString();
+      });
+      const stop = () => child.kill("SIGTERM");
+      children.push(stop);
+      return { output: () => out, stop };
+    },
+    async close() {
+      for (const c of children) c();
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `check` until it returns a truthy value or the deadline passes. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ""}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const WIDGET_CRD = `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: widgets.example.com
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: widgets, singular: widget, kind: Widget, shortNames: [wd]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas, labelSelectorPath: .status.selector}
+    additionalPrinterColumns:
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    - {name: Phase, type: string, jsonPath: .status.phase}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+    schema:
+      openAPIV3Schema:
+        type: object
+        description: A widget for tests.
+        properties:
+          spec:
+            type: object
+            description: What the widget should be.
+            properties:
+              replicas: {type: integer, minimum: 0, default: 1, description: How many.}
+              color: {type: string, description: Its color.}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
+              phase: {type: string}
+              selector: {type: string}
+              conditions:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [type]
+                items:
+                  type: object
+                  required: [type, status]
+                  properties:
+                    type: {type: string}
+                    status: {type: string}
+`;

@@ -1,0 +1,193 @@
+/**
+ * The one fixture every integration and e2e test takes its cluster from. The backend is
+ * chosen by PETSET_TEST_BACKEND:
+ * - `embedded` (default): the embedded API server and simulated kubelet, in this process;
+ * - `real`: the control plane of test/cluster (etcd, kube-apiserver, controller-manager,
+ *   scheduler, kwok built from Go modules); `make test-real` starts it;
+ * - `kubeconfig`: whatever $KUBECONFIG points at (CRDs are installed if missing).
+ * The same test code runs on each. Each test file gets its own namespace.
+ */
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
+import { loadKubeConfig } from "../../src/util/kubeconfig.js";
+import { createLogger } from "../../src/util/logger.js";
+
+const run = promisify(execFile);
+export const REPO_ROOT = resolve(import.meta.dirname, "..", "..");
+
+export type Backend = "embedded" | "real" | "kubeconfig";
+
+export interface TestCluster {
+  backend: Backend;
+  /** Admin kubeconfig file (for kubectl and the tests). */
+  kubeconfigPath: string;
+  kubeConfig: KubeConfig;
+  /** Kubeconfig the controller runs with: on the real backend, limited to deploy/ RBAC. */
+  controllerKubeConfig: KubeConfig;
+  /** Creates a fresh namespace, deleted by stop(). */
+  namespace(prefix: string): Promise<string>;
+  kubectl(args: string[], opts?: { input?: string; allowFail?: boolean }): Promise<KubectlResult>;
+  stop(): Promise<void>;
+}
+
+export interface KubectlResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+export function backendFromEnv(): Backend {
+  const b = process.env.PETSET_TEST_BACKEND ?? "embedded";
+  if (b === "embedded" || b === "real" || b === "kubeconfig") return b;
+  throw new Error(`PETSET_TEST_BACKEND=${b}: expected embedded, real or kubeconfig`);
+}
+
+export function realClusterDir(): string {
+  return process.env.PETSET_CLUSTER_DIR ?? join(homedir(), ".cache", "petset", "cluster");
+}
+
+async function kubectlWith(
+  kubeconfigPath: string,
+  args: string[],
+  opts: { input?: string; allowFail?: boolean } = {},
+) {
+  return new Promise<KubectlResult>((resolvePromise, reject) => {
+    const child = execFile(
+      "kubectl",
+      ["--kubeconfig", kubeconfigPath, ...args],
+      { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === "number" ? err.code : 1) : 0;
+        if (code !== 0 && !opts.allowFail) {
+          reject(new Error(`kubectl ${args.join(" ")} failed (${code}): ${stderr || stdout}`));
+          return;
+        }
+        resolvePromise({ stdout, stderr, code });
+      },
+    );
+    if (opts.input !== undefined) child.stdin?.end(opts.input);
+  });
+}
+
+async function installCrds(kubeconfigPath: string): Promise<void> {
+  await kubectlWith(kubeconfigPath, ["apply", "--server-side", "--force-conflicts", "-f", "crds/"]);
+  await kubectlWith(kubeconfigPath, [
+    "wait",
+    "--for=condition=Established",
+    "--timeout=60s",
+    "crd/petsets.petset.dev",
+    "crd/petsetversions.petset.dev",
+  ]);
+}
+
+interface Started {
+  kubeconfigPath: string;
+  controllerKubeconfigPath: string;
+  stop: () => Promise<void>;
+}
+
+async function startEmbedded(): Promise<Started> {
+  const { startApiServer } = await import("../../src/apiserver-shim/index.js");
+  const { startSimulatedKubelet } = await import("../../src/apiserver-shim/kubelet/kubelet.js");
+  const logger = createLogger("warn", "test-apiserver");
+  const dir = mkdtempSync(join(tmpdir(), "petset-test-"));
+  const server = await startApiServer({ host: "127.0.0.1", port: 0, logger });
+  const kubeconfigPath = join(dir, "kubeconfig");
+  await server.writeKubeconfig(kubeconfigPath);
+  const kc = loadKubeConfig({ kubeconfig: kubeconfigPath });
+  const kubelet = await startSimulatedKubelet({ kubeConfig: kc, logger, readyDelayMs: 50 });
+  return {
+    kubeconfigPath,
+    controllerKubeconfigPath: kubeconfigPath,
+    stop: async () => {
+      await kubelet.stop();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function startReal(): Started {
+  const dir = realClusterDir();
+  const kubeconfigPath = join(dir, "kubeconfig");
+  if (!existsSync(kubeconfigPath)) {
+    throw new Error(
+      `PETSET_TEST_BACKEND=real but ${kubeconfigPath} does not exist: run make cluster-up first`,
+    );
+  }
+  const controllerKubeconfigPath = join(dir, "kubeconfig-controller");
+  return {
+    kubeconfigPath,
+    controllerKubeconfigPath: existsSync(controllerKubeconfigPath)
+      ? controllerKubeconfigPath
+      : kubeconfigPath,
+    stop: async () => {},
+  };
+}
+
+function startFromKubeconfig(): Started {
+  const path = process.env.KUBECONFIG;
+  if (!path) throw new Error("PETSET_TEST_BACKEND=kubeconfig needs KUBECONFIG");
+  return { kubeconfigPath: path, controllerKubeconfigPath: path, stop: async () => {} };
+}
+
+export async function startTestCluster(): Promise<TestCluster> {
+  const backend = backendFromEnv();
+  const started =
+    backend === "embedded" ? await startEmbedded() : backend === "real" ? startReal() : startFromKubeconfig();
+  await installCrds(started.kubeconfigPath);
+  const kubeConfig = loadKubeConfig({ kubeconfig: started.kubeconfigPath });
+  const controllerKubeConfig = loadKubeConfig({ kubeconfig: started.controllerKubeconfigPath });
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const namespaces: string[] = [];
+  return {
+    backend,
+    kubeconfigPath: started.kubeconfigPath,
+    kubeConfig,
+    controllerKubeConfig,
+    async namespace(prefix) {
+      const name = `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
+      await core.createNamespace({ body: { metadata: { name, labels: { "petset.dev/test": "true" } } } });
+      namespaces.push(name);
+      return name;
+    },
+    kubectl: (args, opts) => kubectlWith(started.kubeconfigPath, args, opts),
+    async stop() {
+      for (const ns of namespaces) {
+        await core.deleteNamespace({ name: ns }).catch(() => {});
+      }
+      await started.stop();
+    },
+  };
+}
+
+/** Polls `check` until it returns a value (not undefined) or the deadline passes. */
+export async function eventually<T>(
+  what: string,
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 30_000,
+  intervalMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v !== undefined) return v;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `timed out after ${timeoutMs}ms waiting for ${what}${lastError ? `: ${String(lastError)}` : ""}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+export { run as execFileAsync };

@@ -1,0 +1,140 @@
+/**
+ * An in-memory PetSetApi for command tests: PetSets as raw JSON with resourceVersions,
+ * merge patches applied per RFC 7386, watches that fire on every change, and error
+ * injection ("fail the next patch with a conflict").
+ */
+import { type PetSet, type PetSetStatus, type PetSetVersion, parsePetSet } from "../../../src/api/index.js";
+import { PetSetNotFoundError, PluginError } from "../../../src/cli/plugin/errors.js";
+import type { PatchOptions, PetSetApi } from "../../../src/cli/plugin/petset-api.js";
+
+/** RFC 7386 MergePatch, from the RFC's pseudo-code. */
+export function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (typeof patch !== "object" || patch === null || Array.isArray(patch)) return patch;
+  const result: Record<string, unknown> =
+    typeof target === "object" && target !== null && !Array.isArray(target) ? { ...(target as object) } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete result[key];
+    else result[key] = applyMergePatch(result[key], value);
+  }
+  return result;
+}
+
+export interface RecordedPatch {
+  name: string;
+  patch: Record<string, unknown>;
+  options: PatchOptions;
+}
+
+export class FakePetSetApi implements PetSetApi {
+  readonly namespace = "default";
+  readonly patches: RecordedPatch[] = [];
+  /** Errors the next patches throw, in order, before touching anything. */
+  readonly failNextPatches: PluginError[] = [];
+  /** Called after each stored patch: stands in for the controller. */
+  onPatched: (petSet: PetSet) => void = () => {};
+  versions: PetSetVersion[] = [];
+  pods = new Map<number, number>();
+  private readonly petSets = new Map<string, unknown>();
+  private readonly listeners = new Set<() => void>();
+  private rv = 100;
+
+  put(petSet: PetSet): void {
+    this.petSets.set(petSet.metadata.name ?? "", JSON.parse(JSON.stringify(petSet)));
+    this.changed();
+  }
+
+  setStatus(name: string, status: Partial<PetSetStatus>): void {
+    const raw = this.petSets.get(name) as { status?: object };
+    this.petSets.set(name, { ...raw, status: { ...raw.status, ...status } });
+    this.bump(name);
+    this.changed();
+  }
+
+  addVersion(version: PetSetVersion): void {
+    this.versions = [...this.versions, version];
+    this.changed();
+  }
+
+  async getPetSet(name: string): Promise<PetSet> {
+    const raw = this.petSets.get(name);
+    if (raw === undefined) throw new PetSetNotFoundError(name, this.namespace);
+    return parsePetSet(structuredClone(raw));
+  }
+
+  async listVersions(): Promise<PetSetVersion[]> {
+    return structuredClone(this.versions);
+  }
+
+  async podsByVersion(): Promise<Map<number, number>> {
+    return new Map(this.pods);
+  }
+
+  async patchPetSet(
+    name: string,
+    patch: Record<string, unknown>,
+    options: PatchOptions = {},
+  ): Promise<PetSet> {
+    this.patches.push({ name, patch: structuredClone(patch), options });
+    const injected = this.failNextPatches.shift();
+    if (injected) throw injected;
+    const current = await this.getPetSet(name);
+    if (options.resourceVersion !== undefined && options.resourceVersion !== current.metadata.resourceVersion)
+      throw new PluginError("Conflict", "Error from server (Conflict): the object has been modified");
+    if (options.dryRun) return current;
+    this.petSets.set(name, applyMergePatch(this.petSets.get(name), patch));
+    this.bump(name);
+    const updated = await this.getPetSet(name);
+    this.changed();
+    this.onPatched(updated);
+    return updated;
+  }
+
+  watchPetSet<R>(name: string, until: (p: PetSet | undefined) => R | undefined, timeoutMs?: number) {
+    return this.watch(() => {
+      const raw = this.petSets.get(name);
+      return until(raw === undefined ? undefined : parsePetSet(structuredClone(raw)));
+    }, timeoutMs);
+  }
+
+  watchVersions<R>(_name: string, until: (v: PetSetVersion[]) => R | undefined, timeoutMs?: number) {
+    return this.watch(() => until(structuredClone(this.versions)), timeoutMs);
+  }
+
+  private watch<R>(check: () => R | undefined, timeoutMs?: number): Promise<R | undefined> {
+    return new Promise((resolve, reject) => {
+      let timer: NodeJS.Timeout | undefined;
+      const listener = () => {
+        try {
+          const result = check();
+          if (result === undefined) return;
+          done();
+          resolve(result);
+        } catch (err) {
+          done();
+          reject(err);
+        }
+      };
+      const done = () => {
+        clearTimeout(timer);
+        this.listeners.delete(listener);
+      };
+      if (timeoutMs !== undefined)
+        timer = setTimeout(() => {
+          done();
+          resolve(undefined);
+        }, timeoutMs);
+      this.listeners.add(listener);
+      listener();
+    });
+  }
+
+  private bump(name: string): void {
+    const raw = this.petSets.get(name) as { metadata: Record<string, unknown> };
+    this.rv += 1;
+    raw.metadata = { ...raw.metadata, resourceVersion: String(this.rv) };
+  }
+
+  private changed(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+}
