@@ -138,7 +138,11 @@ function startFromKubeconfig(): Started {
 export async function startTestCluster(): Promise<TestCluster> {
   const backend = backendFromEnv();
   const started =
-    backend === "embedded" ? await startEmbedded() : backend === "real" ? startReal() : startFromKubeconfig();
+    backend === "embedded"
+      ? await startEmbedded()
+      : backend === "real"
+        ? await startReal()
+        : startFromKubeconfig();
   await installCrds(started.kubeconfigPath);
   const kubeConfig = loadKubeConfig({ kubeconfig: started.kubeconfigPath });
   const controllerKubeConfig = loadKubeConfig({ kubeconfig: started.controllerKubeconfigPath });
@@ -153,6 +157,13 @@ export async function startTestCluster(): Promise<TestCluster> {
       const name = `${prefix}-${Math.random().toString(36).slice(2, 8)}`;
       await core.createNamespace({ body: { metadata: { name, labels: { "petset.dev/test": "true" } } } });
       namespaces.push(name);
+      if (backend !== "embedded") {
+        // As on any real cluster, pods are refused until the namespace's default
+        // ServiceAccount exists (the ServiceAccount admission plugin).
+        await eventually(`serviceaccount default in ${name}`, async () =>
+          (await core.readNamespacedServiceAccount({ name: "default", namespace: name })) ? true : undefined,
+        );
+      }
       return name;
     },
     kubectl: (args, opts) => kubectlWith(started.kubeconfigPath, args, opts),

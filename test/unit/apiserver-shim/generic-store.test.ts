@@ -291,3 +291,37 @@ describe("generic store", () => {
     expect(c.registry.get("example.com", "v1", "widgets")).toBeUndefined();
   });
 });
+
+describe("events.k8s.io/v1 shares storage with core/v1 Events", () => {
+  it("shows an events.k8s.io Event as a core Event and back", () => {
+    const c = testCore();
+    const v1 = c.def("events.k8s.io", "v1", "events");
+    const core = c.def("", "v1", "events");
+    c.store.create(
+      v1,
+      "default",
+      {
+        metadata: { name: "e1" },
+        regarding: { kind: "Pod", name: "p", namespace: "default" },
+        note: "pulled",
+        reason: "Pulled",
+        type: "Normal",
+        reportingController: "kubelet",
+        eventTime: "2025-01-01T00:00:00.000000Z",
+      },
+      c.ctx(),
+    );
+    const asCore = c.store.get(core, "default", "e1");
+    expect(asCore).toMatchObject({
+      apiVersion: "v1",
+      involvedObject: { name: "p" },
+      message: "pulled",
+      reportingComponent: "kubelet",
+    });
+    const list = c.store.list(core, "default", { fieldSelector: "involvedObject.name=p" });
+    expect(list.items.map((i) => i.metadata.name)).toEqual(["e1"]);
+    const back = c.store.get(v1, "default", "e1");
+    expect(back).toMatchObject({ apiVersion: "events.k8s.io/v1", regarding: { name: "p" }, note: "pulled" });
+    expect(back.message).toBeUndefined();
+  });
+});
