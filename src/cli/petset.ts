@@ -5,12 +5,14 @@ import { ControllerFlagsSchema, DevFlagsSchema, FlagError, parseFlags } from "..
 import { LogLevels } from "../util/logger.js";
 import { runController } from "./controller-command.js";
 import { runDev } from "./dev-command.js";
+import { packageVersion } from "./package-version.js";
 
 const program = new Command()
   .name("petset")
   .description(
     "A Kubernetes controller for stateful sets where every pod-shaping change is a numbered PetSetVersion.",
   )
+  .version(packageVersion())
   .showHelpAfterError();
 
 const logLevel = () => new Option("--log-level <level>", "log level").choices(LogLevels).default("info");
