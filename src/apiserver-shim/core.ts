@@ -49,13 +49,15 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
   const crdPass = () => crds.pass();
   const onError = (what: string) => (err: unknown) => opts.logger?.error({ err }, `${what} pass failed`);
   const auto = opts.autoReconcile ?? true;
-  const gc = new PassScheduler(gcPass, onError("garbage collector"));
+  // The GC scans everything, so it runs at most every 25 ms, and only after relevant changes.
+  const gc = new PassScheduler(gcPass, onError("garbage collector"), 25);
   const nsc = new PassScheduler(nsPass, onError("namespace controller"));
   const crdc = new PassScheduler(crdPass, onError("CRD finalizer"));
   objects.subscribe((e) => {
     crds.onEvent(e);
     if (!auto) return;
-    gc.poke();
+    const m = e.object.metadata;
+    if (e.type === "DELETED" || m.ownerReferences?.length || m.deletionTimestamp) gc.poke();
     if (e.gr === NAMESPACES_GR || e.type === "DELETED") nsc.poke();
     if (e.gr === CRDS_GR || e.type === "DELETED") crdc.poke();
   });

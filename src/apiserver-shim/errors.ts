@@ -63,7 +63,7 @@ export class ApiError extends Error {
       reason,
       code,
     };
-    if (details) this.status.details = details;
+    if (details) this.status.details = withoutEmptyGroup(details);
   }
   get code(): number {
     return this.status.code;
@@ -158,15 +158,8 @@ export function unsupportedMediaType(contentType: string, accepted: string[]): A
     415,
     "UnsupportedMediaType",
     `the body of the request was in an unknown format - accepted media types include: ${accepted.join(", ")}`,
-    {
-      causes: [
-        {
-          reason: "UnexpectedHeader",
-          message: `unsupported media type ${contentType}`,
-          field: "Content-Type",
-        },
-      ],
-    },
+    undefined,
+    `unsupported media type ${contentType}`,
   );
 }
 
@@ -174,12 +167,18 @@ export function expired(message: string): ApiError {
   return new ApiError(410, "Expired", message);
 }
 
-export function forbidden(gr: GroupResource, name: string, message: string): ApiError {
+export function forbidden(
+  gr: GroupResource,
+  name: string,
+  message: string,
+  causes?: StatusCause[],
+): ApiError {
   const subject = name ? `${qualifiedResource(gr)} "${name}"` : qualifiedResource(gr);
   return new ApiError(403, "Forbidden", `${subject} is forbidden: ${message}`, {
     name,
     group: gr.group,
     kind: gr.resource,
+    ...(causes ? { causes } : {}),
   });
 }
 
@@ -199,7 +198,19 @@ export function internalError(err: unknown): ApiError {
 }
 
 export function successStatus(details: StatusDetails): Record<string, unknown> {
-  return { kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details };
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Success",
+    details: withoutEmptyGroup(details),
+  };
+}
+
+/** StatusDetails.name and .group are omitempty in kube: the core group leaves group out. */
+function withoutEmptyGroup(details: StatusDetails): StatusDetails {
+  const kept = Object.entries(details).filter(([k, v]) => (k !== "group" && k !== "name") || v !== "");
+  return Object.fromEntries(kept) as StatusDetails;
 }
 
 /** Field-error helpers, formatted as kube's field.Error does. */

@@ -5,7 +5,13 @@
  * kubelet's and client-go's recorders do. Recording never fails a sync: it is best effort.
  */
 import { randomBytes } from "node:crypto";
-import { CoreV1Api, type CoreV1Event, type KubeConfig } from "@kubernetes/client-node";
+import {
+  CoreV1Api,
+  type CoreV1Event,
+  type KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 
@@ -47,11 +53,14 @@ export function createEventRecorder(deps: {
         if (seen && now - seen.at < windowMs) {
           seen.count++;
           seen.at = now;
-          await api.patchNamespacedEvent({
-            name: seen.name,
-            namespace: target.namespace,
-            body: { count: seen.count, lastTimestamp: new Date(now).toISOString() },
-          });
+          await api.patchNamespacedEvent(
+            {
+              name: seen.name,
+              namespace: target.namespace,
+              body: { count: seen.count, lastTimestamp: new Date(now).toISOString() },
+            },
+            setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+          );
           return;
         }
         const name = `${target.name}.${randomBytes(8).toString("hex")}`;

@@ -62,7 +62,11 @@ export function listItemElement(type: TypeNode | undefined, item: unknown, index
   if (lt === "map" && isPlainObject(item)) {
     const keys = type!.listMapKeys();
     const k: Record<string, JsonValue> = {};
-    for (const key of keys) if (item[key] !== undefined) k[key] = item[key] as JsonValue;
+    for (const key of keys) {
+      // A missing key takes its schema default (e.g. ports' protocol: TCP), as in kube.
+      const v = item[key] !== undefined ? item[key] : type!.items()?.field(key)?.defaultValue();
+      if (v !== undefined) k[key] = v as JsonValue;
+    }
     if (Object.keys(k).length > 0) return { k };
   }
   return { i: index };

@@ -195,8 +195,7 @@ function sameSet(a: FieldSet, b: FieldSet): boolean {
 function printManager(m: Manager): string {
   let s = JSON.stringify(m.manager);
   if (m.subresource) s += ` with subresource ${JSON.stringify(m.subresource)}`;
-  if (m.operation === "Update")
-    s += m.time ? ` using ${m.apiVersion} at ${m.time}` : ` using ${m.apiVersion}`;
+  if (m.operation === "Update") s += ` using ${m.apiVersion}`;
   return s;
 }
 

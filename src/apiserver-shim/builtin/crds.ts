@@ -4,7 +4,7 @@
  * soon as it exists; the cleanup finalizer lets the CRD controller delete its CRs first.
  */
 import { fieldInvalid, fieldNotSupported, fieldRequired } from "../errors.js";
-import type { FieldError } from "../schema/index.js";
+import { type FieldError, validateCrdSchema } from "../schema/index.js";
 import { AGE_COLUMN, column, NAME_COLUMN, type TableConvertor } from "../tables/table.js";
 import { rfc3339 } from "../time.js";
 import { deepClone, isPlainObject, type KubeObject } from "../types.js";
@@ -117,6 +117,7 @@ function validateCrd(crd: KubeObject): FieldError[] {
     if (!isPlainObject(schema))
       errs.push(fieldRequired(`spec.versions[${i}].schema.openAPIV3Schema`, "schemas are required"));
   });
+  errs.push(...validateCrdSchema(crd));
   return errs;
 }
 

@@ -1,5 +1,6 @@
 /** Shorthand for registering a built-in resource: fills kube's conventions. */
 import { apiVersionOf, type ResourceDefinition, type ResourceStrategy } from "../registry/resource.js";
+import { dropUndeclaredFields, undeclaredFields } from "../registry/unknown-fields.js";
 import { defaultTable, type TableConvertor } from "../tables/table.js";
 import { builtinTypeRoot } from "./openapi-docs.js";
 
@@ -23,6 +24,7 @@ export interface BuiltinSpec {
 
 export function defineBuiltin(s: BuiltinSpec): ResourceDefinition {
   const gvKey = s.group ? `apis/${apiVersionOf(s)}` : `api/${s.version}`;
+  const typeRoot = builtinTypeRoot(gvKey, s.schema);
   return {
     group: s.group,
     version: s.version,
@@ -37,9 +39,14 @@ export function defineBuiltin(s: BuiltinSpec): ResourceDefinition {
     ...(s.extraSubresources ? { extraSubresources: s.extraSubresources } : {}),
     ...(s.fieldLabels ? { fieldLabels: s.fieldLabels } : {}),
     ...(s.nameRule ? { nameRule: s.nameRule } : {}),
-    strategy: { allowUnconditionalUpdate: true, ...s.strategy },
+    strategy: {
+      allowUnconditionalUpdate: true,
+      unknownFields: (o) => undeclaredFields(o, typeRoot()),
+      dropUnknownFields: (o) => dropUndeclaredFields(o, typeRoot()),
+      ...s.strategy,
+    },
     table: s.table ?? defaultTable,
-    typeRoot: builtinTypeRoot(gvKey, s.schema),
+    typeRoot,
     strategicMerge: true,
     storageVersion: s.version,
   };

@@ -10,7 +10,14 @@ import {
   STANDARD_VERBS,
 } from "../registry/resource.js";
 import { schemaTypeNode, type TypeNode } from "../registry/type-node.js";
-import { applyDefaults, type JSONSchemaProps, pruneUnknownFields, validateObject } from "../schema/index.js";
+import { fieldErrors } from "../schema/field-error.js";
+import {
+  applyDefaults,
+  type FieldError,
+  type JSONSchemaProps,
+  pruneUnknownFields,
+  validateObject,
+} from "../schema/index.js";
 import { defaultFieldLabels, type FieldLabels } from "../selectors/field-selector.js";
 import { deepClone, isPlainObject, type KubeObject } from "../types.js";
 import { evaluateJsonPath, parseJsonPath } from "./jsonpath.js";
@@ -58,7 +65,48 @@ export function droppedFields(before: unknown, after: unknown, prefix = ""): str
   return out;
 }
 
-function crStrategy(schema: JSONSchemaProps | undefined, hasStatus: boolean): ResourceStrategy {
+/** Go's `%T` of a decoded JSON value, as unstructured accessor errors print it. */
+function goTypeOf(v: unknown): string {
+  if (v === null) return "<nil>";
+  if (typeof v === "number") return Number.isInteger(v) ? "int64" : "float64";
+  if (typeof v === "boolean") return "bool";
+  if (typeof v === "string") return "string";
+  return Array.isArray(v) ? "[]interface {}" : "map[string]interface {}";
+}
+
+/**
+ * kube's ValidateScaleSpec / ValidateScaleStatus: the replicas path of the scale subresource
+ * must hold a non-negative int32 (field named by the JSON path, e.g. `.spec.replicas`).
+ */
+export function validateScaleReplicas(obj: KubeObject, jsonPath: string | undefined): FieldError[] {
+  if (!jsonPath) return [];
+  let v: unknown = obj;
+  for (const key of jsonPath.replace(/^\./, "").split(".")) {
+    if (!isPlainObject(v) || !(key in v)) return [];
+    v = v[key];
+  }
+  if (typeof v !== "number" || !Number.isInteger(v)) {
+    const shown = typeof v === "string" ? v : JSON.stringify(v);
+    return [
+      fieldErrors.invalid(
+        jsonPath,
+        0,
+        `${jsonPath} accessor error: ${shown} is of the type ${goTypeOf(v)}, expected int64`,
+      ),
+    ];
+  }
+  if (v < 0) return [fieldErrors.invalid(jsonPath, v, "should be a non-negative integer")];
+  if (v > 2147483647) return [fieldErrors.invalid(jsonPath, v, "should be less than or equal to 2147483647")];
+  return [];
+}
+
+function crStrategy(
+  schema: JSONSchemaProps | undefined,
+  hasStatus: boolean,
+  scale: ScaleSubresource | undefined,
+): ResourceStrategy {
+  const specScale = (obj: KubeObject) => validateScaleReplicas(obj, scale?.specReplicasPath);
+  const statusScale = (obj: KubeObject) => validateScaleReplicas(obj, scale?.statusReplicasPath);
   const normalize = (obj: KubeObject) => {
     if (!schema) return;
     pruneUnknownFields(schema, obj);
@@ -67,20 +115,23 @@ function crStrategy(schema: JSONSchemaProps | undefined, hasStatus: boolean): Re
   return {
     tracksGeneration: true,
     allowUnconditionalUpdate: false,
-    returnDeletedObject: true,
+    // apiextensions' store answers a finished delete with a Status, not the object.
+    returnDeletedObject: false,
     unknownFields(obj) {
       if (!schema) return [];
       const copy = deepClone(obj);
       pruneUnknownFields(schema, copy);
-      return droppedFields(obj, copy);
+      // kube reports the pruned paths sorted.
+      return droppedFields(obj, copy).sort();
     },
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
       normalize(obj);
     },
-    validate: (obj) => (schema ? validateObject(schema, obj) : []),
+    validate: (obj) => (schema ? validateObject(schema, obj, undefined, specScale(obj)) : specScale(obj)),
     prepareForUpdate: (obj) => normalize(obj),
-    validateUpdate: (obj, old) => (schema ? validateObject(schema, obj, old) : []),
+    validateUpdate: (obj, old) =>
+      schema ? validateObject(schema, obj, old, specScale(obj)) : specScale(obj),
     prepareForStatusUpdate(obj, old) {
       const status = obj.status;
       const managed = obj.metadata.managedFields;
@@ -92,7 +143,8 @@ function crStrategy(schema: JSONSchemaProps | undefined, hasStatus: boolean): Re
       if (managed !== undefined) obj.metadata.managedFields = managed;
       normalize(obj);
     },
-    validateStatusUpdate: (obj, old) => (schema ? validateObject(schema, obj, old) : []),
+    validateStatusUpdate: (obj, old) =>
+      schema ? validateObject(schema, obj, old, statusScale(obj)) : statusScale(obj),
   };
 }
 
@@ -129,7 +181,7 @@ export function customResourceDefinitions(spec: CrdSpec): ResourceDefinition[] {
         singular: spec.names.singular ?? spec.names.kind.toLowerCase(),
         namespaced: spec.scope !== "Cluster",
         verbs: STANDARD_VERBS,
-        strategy: crStrategy(schema, hasStatus),
+        strategy: crStrategy(schema, hasStatus, v.subresources?.scale),
         table: printerColumnsTable(v.additionalPrinterColumns),
         typeRoot: () => {
           if (!root && schema) root = schemaTypeNode(schema);

@@ -1,5 +1,5 @@
 /** Tables for custom resources from `additionalPrinterColumns` (Name first, as kube does). */
-import { AGE_COLUMN, age, NAME_COLUMN, type TableColumn, type TableConvertor } from "../tables/table.js";
+import { age, NAME_COLUMN, type TableColumn, type TableConvertor } from "../tables/table.js";
 import { isPlainObject } from "../types.js";
 import { evaluateJsonPath, parseJsonPath } from "./jsonpath.js";
 
@@ -27,18 +27,13 @@ export function printerColumnsTable(columns: PrinterColumn[] | undefined): Table
   });
   const defs: TableColumn[] = [
     NAME_COLUMN,
-    ...cols.map((c) =>
-      c.jsonPath === ".metadata.creationTimestamp" && c.name === "Age" && !c.description
-        ? { ...AGE_COLUMN, type: "date" }
-        : {
-            name: c.name,
-            type: c.type,
-            format: c.format ?? "",
-            description:
-              c.description ?? `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
-            priority: c.priority ?? 0,
-          },
-    ),
+    ...cols.map((c) => ({
+      name: c.name,
+      type: c.type,
+      format: c.format ?? "",
+      description: c.description ?? `Custom resource definition column (in JSONPath format): ${c.jsonPath}`,
+      priority: c.priority ?? 0,
+    })),
   ];
   return {
     columns: defs,

@@ -90,7 +90,8 @@ export function updateScale(
   if (meta.resourceVersion && meta.resourceVersion !== stored.metadata.resourceVersion)
     throw modifiedConflict(def, name);
   const replicas = spec.replicas;
-  if (typeof replicas !== "number" || !Number.isInteger(replicas) || replicas < 0)
+  // A negative count is the resource's validation to refuse (422 Invalid, as in kube).
+  if (typeof replicas !== "number" || !Number.isInteger(replicas))
     throw badRequest(
       `spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
     );

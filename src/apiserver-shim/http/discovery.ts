@@ -45,7 +45,8 @@ function legacyResources(defs: ResourceDefinition[]): unknown[] {
       ...(d.shortNames ? { shortNames: d.shortNames } : {}),
       ...(d.categories ? { categories: d.categories } : {}),
     });
-    for (const s of subresources(d))
+    // kube lists subresources by name (pods/binding before pods/status).
+    for (const s of subresources(d).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
       out.push({
         name: `${d.resource}/${s.name}`,
         singularName: "",

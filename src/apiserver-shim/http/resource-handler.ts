@@ -6,7 +6,17 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { parse as parseYaml } from "yaml";
 import { getScale, updateScale } from "../crd/scale.js";
-import { ApiError, badRequest, methodNotAllowed, notFound, pathNotFound, successStatus } from "../errors.js";
+import {
+  ApiError,
+  badRequest,
+  fieldForbidden,
+  fieldRequired,
+  invalid,
+  methodNotAllowed,
+  notFound,
+  pathNotFound,
+  successStatus,
+} from "../errors.js";
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE } from "../protobuf/decode.js";
 import { type DeleteOptions, deleteCollection, deleteObject } from "../registry/deletion.js";
 import { type GenericStore, type ListOptions, present } from "../registry/generic-store.js";
@@ -160,6 +170,13 @@ export async function handleResource(
       if (ns !== undefined && def.namespaced) {
         // kube lists in a missing namespace as empty, not 404.
       }
+      if (q.get("resourceVersionMatch") && !q.get("resourceVersion"))
+        throw invalid("meta.k8s.io", "ListOptions", "", [
+          fieldForbidden(
+            "resourceVersionMatch",
+            "resourceVersionMatch is forbidden unless resourceVersion is provided",
+          ),
+        ]);
       const result = store.list(def, ns, listOptions(q));
       if (rendering === "table") {
         reply(
@@ -179,8 +196,15 @@ export async function handleResource(
       }
       const metadata: Record<string, unknown> = { resourceVersion: result.resourceVersion };
       if (result.continue) metadata.continue = result.continue;
+      // Unstructured (custom resource) lists always carry `continue`, empty on the last page.
+      else if (!def.strategicMerge) metadata.continue = "";
       if (result.remainingItemCount !== undefined) metadata.remainingItemCount = result.remainingItemCount;
-      const items = rendering === "metadata" ? result.items.map(partialObjectMetadata) : result.items;
+      const items =
+        rendering === "metadata"
+          ? result.items.map(partialObjectMetadata)
+          : def.strategicMerge
+            ? result.items.map(withoutTypeMeta)
+            : result.items;
       reply(200, {
         kind: rendering === "metadata" ? "PartialObjectMetadataList" : def.listKind,
         apiVersion:
@@ -223,7 +247,7 @@ export async function handleResource(
         kind: def.listKind,
         apiVersion: def.group ? `${def.group}/${def.version}` : def.version,
         metadata: { resourceVersion: String(store.objects.currentRv()) },
-        items,
+        items: def.strategicMerge ? items.map(withoutTypeMeta) : items,
       });
     }
     throw methodNotAllowed();
@@ -239,14 +263,20 @@ export async function handleResource(
   if (method === "PATCH") {
     if (sub === "scale")
       return reply(200, updateScale(store, def, ns, name, { patch: { type: contentType ?? "", raw } }, ctx));
+    if ((contentType ?? "").startsWith("application/apply-patch") && !q.get("fieldManager"))
+      throw invalid("meta.k8s.io", "PatchOptions", "", [
+        fieldRequired("fieldManager", "is required for apply patch"),
+      ]);
     const force = truthy(q.get("force"));
     const r = patchObject(store, def, ns, name, contentType ?? "", raw, ctx, force);
     return reply(r.created ? 201 : 200, renderOne(r.object));
   }
   if (method === "DELETE") {
     if (sub) throw methodNotAllowed();
-    const r = deleteObject(store, def, ns, name, deleteOptions(q, parseBody(body, contentType)), ctx);
-    if (!r.deleted) return reply(202, r.object);
+    const opts = deleteOptions(q, parseBody(body, contentType));
+    const r = deleteObject(store, def, ns, name, opts, ctx);
+    // kube answers 202 only to the deprecated orphanDependents=false; a pending deletion is 200.
+    if (!r.deleted) return reply(opts.orphanDependents === false ? 202 : 200, r.object);
     if (def.strategy.returnDeletedObject) return reply(200, r.object);
     return reply(
       200,
@@ -286,3 +316,9 @@ function finalizeNamespace(
 }
 
 export { ApiError };
+
+/** Items of a built-in (typed) list carry no kind/apiVersion in kube's JSON; custom resources do. */
+function withoutTypeMeta(o: KubeObject): KubeObject {
+  const { kind: _kind, apiVersion: _apiVersion, ...rest } = o;
+  return rest as KubeObject;
+}

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { expired } from "../errors.js";
-import { type GenericStore, present } from "../registry/generic-store.js";
+import { type GenericStore, readOnlyView } from "../registry/generic-store.js";
 import { grKey, type ResourceDefinition } from "../registry/resource.js";
 import type { StoreEvent } from "../storage/event-log.js";
 import { buildTable, type IncludeObject, partialObjectMetadata } from "../tables/table.js";
@@ -76,15 +76,20 @@ export function serveWatch(
   };
   const deliver = (e: StoreEvent) => {
     if (e.gr !== gr) return;
-    const obj = present(def, e.object);
-    const prev = e.prev && present(def, e.prev);
+    const obj = readOnlyView(def, e.object);
+    const prev = e.prev && readOnlyView(def, e.prev);
     const now = inScope(obj) && match(obj);
     const before = prev !== undefined && inScope(prev) && match(prev);
     if (e.type === "ADDED" && now) send("ADDED", render(obj));
     else if (e.type === "MODIFIED") {
       if (now && before) send("MODIFIED", render(obj));
       else if (now) send("ADDED", render(obj));
-      else if (before) send("DELETED", render(obj));
+      // Left the selector: kube sends the previous content at the event's resourceVersion.
+      else if (before && prev)
+        send(
+          "DELETED",
+          render({ ...prev, metadata: { ...prev.metadata, resourceVersion: obj.metadata.resourceVersion } }),
+        );
     } else if (e.type === "DELETED" && before) send("DELETED", render(obj));
   };
   const bookmark = (annotations?: Record<string, string>) =>

@@ -42,15 +42,15 @@ export function deleteObject(
   const pre = opts.preconditions;
   if (pre?.uid && pre.uid !== stored.metadata.uid)
     throw conflict(
-      def,
+      { group: def.group, resource: def.kind },
       name,
-      `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${stored.metadata.uid}`,
+      `the UID in the precondition (${pre.uid}) does not match the UID in record (${stored.metadata.uid}). The object might have been deleted and then recreated`,
     );
   if (pre?.resourceVersion && pre.resourceVersion !== stored.metadata.resourceVersion)
     throw conflict(
-      def,
+      { group: def.group, resource: def.kind },
       name,
-      `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${stored.metadata.resourceVersion}`,
+      `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${stored.metadata.resourceVersion}). The object might have been modified`,
     );
   if (opts.propagationPolicy && !["Background", "Foreground", "Orphan"].includes(opts.propagationPolicy))
     throw badRequest(

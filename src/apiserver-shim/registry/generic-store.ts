@@ -45,6 +45,7 @@ export interface ListOptions {
 }
 
 export interface ListResult {
+  /** Read-only views (see readOnlyView): serialise, do not mutate. */
   items: KubeObject[];
   resourceVersion: string;
   continue?: string;
@@ -77,10 +78,9 @@ export class GenericStore {
 
   list(def: ResourceDefinition, ns: string | undefined, opts: ListOptions): ListResult {
     const match = this.matcher(def, opts);
-    const all = this.objects
-      .list(grKey(def), def.namespaced ? ns : undefined)
-      .map((o) => present(def, o))
-      .filter(match);
+    const stored = this.objects.list(grKey(def), def.namespaced ? ns : undefined);
+    // Match on the stored objects when the view is the same shape; copy only what is returned.
+    const all = def.convert ? stored.map((o) => present(def, o)).filter(match) : stored.filter(match);
     const rv = String(this.objects.currentRv());
     let start = 0;
     if (opts.continue) {
@@ -90,7 +90,10 @@ export class GenericStore {
     }
     const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
     const page = limit ? all.slice(start, start + limit) : all.slice(start);
-    const result: ListResult = { items: page, resourceVersion: rv };
+    const result: ListResult = {
+      items: def.convert ? page : page.map((o) => readOnlyView(def, o)),
+      resourceVersion: rv,
+    };
     if (limit && start + limit < all.length) {
       result.continue = encodeContinue(rv, keyOf(page[page.length - 1]!));
       result.remainingItemCount = all.length - start - limit;
@@ -278,12 +281,19 @@ export class GenericStore {
         def,
         name,
         `unable to create new content in namespace ${ns} because it is being terminated`,
+        [
+          {
+            reason: "NamespaceTerminating",
+            message: `namespace ${ns} is being terminated`,
+            field: "metadata.namespace",
+          },
+        ],
       );
   }
 
   private checkUnknownFields(def: ResourceDefinition, obj: KubeObject, ctx: RequestContext): void {
-    if (ctx.fieldValidation === "Ignore" || !def.strategy.unknownFields) return;
-    const unknown = def.strategy.unknownFields(obj);
+    const unknown = ctx.fieldValidation === "Ignore" ? [] : (def.strategy.unknownFields?.(obj) ?? []);
+    def.strategy.dropUnknownFields?.(obj);
     if (!unknown.length) return;
     const list = unknown.map((f) => `unknown field "${f}"`);
     if (ctx.fieldValidation === "Strict")
@@ -354,6 +364,15 @@ export function present(def: ResourceDefinition, o: KubeObject): KubeObject {
   c.apiVersion = apiVersionOf(def);
   c.kind = def.kind;
   return c;
+}
+
+/**
+ * The object at the definition's version for read-only use (serialising, matching): a
+ * shallow copy sharing nested data with the store. Never mutate it.
+ */
+export function readOnlyView(def: ResourceDefinition, o: KubeObject): KubeObject {
+  if (def.convert) return present(def, o);
+  return { ...o, apiVersion: apiVersionOf(def), kind: def.kind };
 }
 
 /** The stored form of an object given at the definition's version. */

@@ -18,6 +18,7 @@ export const MERGE_PATCH = "application/merge-patch+json";
 export const STRATEGIC_PATCH = "application/strategic-merge-patch+json";
 export const APPLY_PATCH = "application/apply-patch+yaml";
 const APPLY_PATCH_CBOR = "application/apply-patch+cbor";
+const KNOWN_PATCH_TYPES = new Set([JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH, APPLY_PATCH_CBOR]);
 
 export interface PatchResult {
   object: KubeObject;
@@ -41,6 +42,9 @@ export function patchObject(
   force: boolean,
 ): PatchResult {
   const type = contentType.split(";")[0]!.trim().toLowerCase();
+  // Not a patch type at all: kube's handler refuses it before looking at the resource.
+  if (!KNOWN_PATCH_TYPES.has(type))
+    throw new ApiError(415, "UnsupportedMediaType", "415: Unsupported Media Type", {});
   if (!acceptedPatchTypes(def).includes(type) || type === APPLY_PATCH_CBOR)
     throw unsupportedMediaType(contentType, acceptedPatchTypes(def));
   if (type === APPLY_PATCH) return apply(store, def, ns, name, raw, ctx, force);

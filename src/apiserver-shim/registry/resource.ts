@@ -39,6 +39,8 @@ export interface ResourceStrategy {
   validateStatusUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): FieldError[];
   /** Fields pruned as unknown (for fieldValidation=Strict), as dotted paths. */
   unknownFields?(obj: KubeObject): string[];
+  /** Drops unknown fields (built-ins; custom resources prune in prepareForCreate/Update). */
+  dropUnknownFields?(obj: KubeObject): void;
   /**
    * Graceful deletion: seconds to wait before the object may be removed, or 0 to remove
    * now. Only pods are graceful in kube.

@@ -22,6 +22,10 @@ export interface TypeNode {
   patchStrategy(): string | undefined;
   /** Maps marked `x-kubernetes-map-type: atomic` are replaced whole. */
   atomicMap(): boolean;
+  /** A struct: declared properties only (no additionalProperties, no preserve-unknown-fields). */
+  closed(): boolean;
+  /** The schema's `default`, if any (list-map keys use it when an item omits them). */
+  defaultValue(): unknown;
 }
 
 type Schema = Record<string, unknown>;
@@ -64,6 +68,11 @@ export function schemaTypeNode(schema: Schema, resolve: RefResolver = () => unde
     patchStrategy: () =>
       typeof s["x-kubernetes-patch-strategy"] === "string" ? s["x-kubernetes-patch-strategy"] : undefined,
     atomicMap: () => s["x-kubernetes-map-type"] === "atomic",
+    defaultValue: () => s.default,
+    closed: () =>
+      isPlainObject(s.properties) &&
+      s.additionalProperties === undefined &&
+      s["x-kubernetes-preserve-unknown-fields"] !== true,
   };
 }
 

@@ -23,11 +23,18 @@ const BLOCKING = new Set<FieldError["type"]>([
 export const CEL_SKIPPED_DETAIL =
   "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation";
 
-export function validateObject(schema: JSONSchemaProps, obj: unknown, oldObj?: unknown): FieldError[] {
+/** `extra`: the strategy's own checks (the scale replicas paths), placed after the OpenAPI errors as kube does. */
+export function validateObject(
+  schema: JSONSchemaProps,
+  obj: unknown,
+  oldObj?: unknown,
+  extra: readonly FieldError[] = [],
+): FieldError[] {
   const root = schemaNode(schema);
   const isUpdate = oldObj !== undefined && oldObj !== null;
   const openApi = validateOpenApi(root, obj, "", isUpdate ? { value: oldObj } : undefined);
   const errs = openApiErrorsToFieldErrors(openApi.errors, FieldPath.root);
+  errs.push(...extra);
   // On update the list invariants ratchet as a whole: only checked if the old object met them.
   if (!isUpdate || validateListSetsAndMaps(root, oldObj).length === 0)
     errs.push(...validateListSetsAndMaps(root, obj));

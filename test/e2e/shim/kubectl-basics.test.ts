@@ -146,6 +146,20 @@ spec:
     );
   });
 
+  it("validates fields strictly (kubectl's default) and drops unknown ones with --validate=warn", async () => {
+    const pod =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: strict}\nspec:\n  containers: [{name: a, image: x, bogus: 1}]\n";
+    const strict = await h.kubectl(["apply", "-f", "-"], pod);
+    expect(strict.stderr).toContain(
+      'Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.containers[0].bogus"',
+    );
+    const warn = await h.kubectl(["apply", "--validate=warn", "-f", "-"], pod);
+    expect(warn.stderr).toContain('Warning: unknown field "spec.containers[0].bogus"');
+    const stored = parse((await h.kubectl(["get", "pod", "strict", "-o", "yaml"])).stdout);
+    expect(stored.spec.containers[0].bogus).toBeUndefined();
+    await h.kubectl(["delete", "pod", "strict"]);
+  });
+
   it("returns 409 Conflict with kube's message on a stale update", async () => {
     const cm = parse((await h.kubectl(["get", "cm", "demo", "-o", "yaml"])).stdout);
     await h.kubectl(["patch", "cm", "demo", "--type=merge", "-p", '{"data":{"bump":"1"}}']);

@@ -169,3 +169,22 @@ describe("server-side apply", () => {
     expect((kept.spec as { containers: Record<string, unknown>[] }).containers[0]!.workingDir).toBe("/w");
   });
 });
+
+describe("associative list keys with defaults", () => {
+  it("matches an item that omits a defaulted key (ports' protocol) instead of duplicating it", () => {
+    const live = pod("x", { ports: [{ containerPort: 80, protocol: "TCP" }] });
+    const applied = serverSideApply({
+      live,
+      config: pod("x", { ports: [{ containerPort: 80, name: "http" }] }),
+      type: podType,
+      manager: "a",
+      apiVersion: "v1",
+      scope,
+      force: false,
+      now,
+    });
+    expect((applied.spec as { containers: { ports: unknown[] }[] }).containers[0]!.ports).toEqual([
+      { containerPort: 80, protocol: "TCP", name: "http" },
+    ]);
+  });
+});
