@@ -6,7 +6,7 @@ NODE_STAMP := node_modules/.package-lock.json
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find src hack bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json
 
-.PHONY: run dev test test-unit test-integration test-real lint build crds demo bench cluster-up cluster-down clean help
+.PHONY: run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -47,10 +47,14 @@ test-integration: build ## integration + e2e tests on the embedded server
 # kube-apiserver play those parts and test/conformance compares the two.
 EMBEDDED_ONLY := --exclude 'test/e2e/shim/**' --exclude 'test/integration/kubelet.test.ts'
 
-test-real: build ## integration + e2e tests on a real control plane built from Go modules (built on first use)
+test-real: build ## integration + e2e tests on a real control plane (built from Go modules on first use), then the conformance diff
 	bash test/cluster/up.sh
 	rc=0; PETSET_TEST_BACKEND=real node test/support/run-suite.mjs integration $(EMBEDDED_ONLY) || rc=$$?; \
+	node test/support/run-suite.mjs conformance || rc=$$?; \
 	if [ "$${CI:-}" = "true" ]; then bash test/cluster/down.sh; fi; exit $$rc
+
+conformance: build ## the embedded API server and a real kube-apiserver side by side (docs/conformance.md)
+	bash test/cluster/up.sh && node test/support/run-suite.mjs conformance
 
 demo: build ## a scripted tour on the embedded server
 	node dist/src/cli/petset.js demo

@@ -1,7 +1,8 @@
 import { defineConfig } from "vitest/config";
 
-// Two projects: `unit` is pure and fast; `integration` talks to an API server chosen by
-// PETSET_TEST_BACKEND (embedded | real | kubeconfig) through test/support/cluster.ts.
+// Three projects: `unit` is pure and fast; `integration` talks to an API server chosen by
+// PETSET_TEST_BACKEND (embedded | real | kubeconfig) through test/support/cluster.ts;
+// `conformance` compares the embedded server with a real kube-apiserver.
 export default defineConfig({
   test: {
     projects: [
@@ -19,6 +20,17 @@ export default defineConfig({
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        // The embedded server and a real kube-apiserver side by side (docs/conformance.md).
+        test: {
+          name: "conformance",
+          include: ["test/conformance/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 120_000,
+          hookTimeout: 900_000,
           fileParallelism: false,
         },
       },

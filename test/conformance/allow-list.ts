@@ -1,0 +1,177 @@
+/**
+ * Differences between the embedded API server and kube-apiserver that the suite accepts.
+ * Policy (docs/conformance.md): an entry names the scenario(s), optionally the step, and the
+ * path of the difference, with a short, honest reason; a difference that is a bug and small
+ * to fix gets fixed instead. Entries that no longer match anything fail the suite, so the
+ * list only ever says what is still true.
+ */
+import type { AllowListEntry } from "./types.js";
+
+const BUILTIN_MANAGED_FIELDS = [
+  "namespace/lifecycle",
+  "pod/create-defaults",
+  "pod/service-account-token-volume",
+  "pod/spec-immutable",
+  "pod/status-subresource",
+  "pod/delete-unscheduled",
+  "pod/strategic-merge-containers",
+  "pod/table",
+  "service/headless",
+  "service/cluster-ip-immutable",
+  "pvc/create",
+  "pvc/spec-immutable",
+  "lease/crud",
+  "event/core-v1-read-as-events-v1",
+];
+
+export const ALLOW_LIST: readonly AllowListEntry[] = [
+  // managedFields
+  {
+    scenario: BUILTIN_MANAGED_FIELDS,
+    path: "body.metadata.managedFields",
+    reason:
+      "built-in kinds: the shim adds `.` for struct fields and credits fields set by admission/strategy (priority, tolerations, namespace finalizers, service IP families) to the writer",
+  },
+  {
+    scenario: "pod/table",
+    path: "body.rows",
+    reason: "the rows' objects differ only in managedFields (entry above)",
+  },
+  {
+    scenario: "lease/crud",
+    step: "list",
+    path: "body.items",
+    reason: "the items differ only in managedFields (entry above)",
+  },
+  {
+    scenario: ["petset/finalizers", "gc/petset-owns-versions"],
+    path: "body.metadata.managedFields",
+    reason: "custom resources: the shim does not track metadata.finalizers/ownerReferences in managedFields",
+  },
+  {
+    scenario: ["apply/after-update", "apply/petset"],
+    path: "body.metadata.managedFields",
+    reason: "the shim orders managedFields entries by first write; kube puts Apply entries first",
+  },
+  // Go encoding and admission plugins the shim does not run
+  {
+    scenario: "configmap/empty-maps",
+    path: "body",
+    reason: "the shim keeps empty maps that kube's typed encoding (omitempty) drops",
+  },
+  {
+    scenario: "watch/selectors",
+    step: "unlabel-a",
+    path: "body.metadata",
+    reason: "an emptied labels map is kept (see configmap/empty-maps)",
+  },
+  {
+    scenario: "pod/status-subresource",
+    path: "body.status.conditions",
+    reason: "unset metav1.Time fields of pod conditions print as null in kube",
+  },
+  {
+    scenario: "event/core-v1-read-as-events-v1",
+    path: "body",
+    reason:
+      'unset non-omitempty Event fields (eventTime, reportingComponent/Instance) print as null/"" in kube',
+  },
+  {
+    scenario: "event/events-v1-read-as-core-v1",
+    path: "body",
+    reason:
+      "same null/empty Event fields; the shim does not validate events.k8s.io Events (reportingController, eventTime, type)",
+  },
+  {
+    scenario: ["event/events-v1-read-as-core-v1", "service/invalid-port", "service/cluster-ip-immutable"],
+    path: "status",
+    reason: "the shim does not validate Events and Service ports/clusterIP changes",
+  },
+  {
+    scenario: ["service/invalid-port", "service/cluster-ip-immutable"],
+    path: "body",
+    reason: "no Service validation in the shim (see status)",
+  },
+  {
+    scenario: "pod/service-account-token-volume",
+    path: "body.spec",
+    reason: "the ServiceAccount admission plugin's projected token volume is not emulated",
+  },
+  {
+    scenario: ["pvc/create", "pvc/spec-immutable"],
+    path: "body.metadata.finalizers",
+    reason: "the PVC protection admission plugin's finalizer is not emulated",
+  },
+  {
+    scenario: "pod/delete-unscheduled",
+    step: "delete",
+    path: "body",
+    reason: "kube returns the pod as deleted (deletionTimestamp, grace 0); the shim a Status",
+  },
+  {
+    scenario: "namespace/lifecycle",
+    step: "delete",
+    path: "body.metadata",
+    reason: "the shim sets metadata.finalizers [] and deletionGracePeriodSeconds 0 on a deleted namespace",
+  },
+  // messages whose text comes from Go internals
+  {
+    scenario: ["pod/spec-immutable", "pvc/spec-immutable"],
+    path: "body.message",
+    reason: "kube appends a Go struct diff (cmp.Diff of the internal spec) to the immutability error",
+  },
+  {
+    scenario: ["pod/spec-immutable", "pvc/spec-immutable"],
+    path: "body.details.causes",
+    reason: "same Go struct diff in the cause",
+  },
+  {
+    scenario: "configmap/malformed-json",
+    path: "body.message",
+    reason: "kube quotes Go's encoding/json error text",
+  },
+  {
+    scenario: "apply/wrong-kind",
+    path: "body.message",
+    reason: "different wording of the kind mismatch",
+  },
+  {
+    scenario: ["list/invalid-label-selector", "list/field-selectors", "list/limit-continue"],
+    path: "body.message",
+    reason: "parser error texts (label selector lexer, field selector, continue token) differ",
+  },
+  {
+    scenario: "petset/status-subresource",
+    step: "put-without-resource-version",
+    path: "body",
+    reason: "kube names the resource (petsets) and prints 0x0 unquoted in this message; the shim the kind",
+  },
+  {
+    scenario: "petset/finalizers",
+    step: "add-finalizer",
+    path: "body",
+    reason: "kube lists the new finalizers in the message and reports the error twice",
+  },
+  {
+    scenario: "petset/finalizers",
+    step: "remove-finalizer",
+    path: "body.metadata.resourceVersion",
+    reason: "kube returns the last stored resourceVersion when the final update deletes; the shim a new one",
+  },
+  // tables and discovery
+  {
+    scenario: ["pod/table", "table/configmaps"],
+    path: "body.columnDefinitions",
+    reason: "the shim abbreviates built-in column descriptions",
+  },
+  {
+    scenario: ["discovery/api-v1", "discovery/petset-group"],
+    path: "body",
+    reason: "no storageVersionHash; verbs in another order",
+  },
+  {
+    scenario: "discovery/unknown-group",
+    path: "body",
+    reason: "kube answers unknown paths with Go's plain-text 404 page, the shim with a NotFound Status",
+  },
+];

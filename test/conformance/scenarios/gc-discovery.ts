@@ -1,0 +1,206 @@
+/**
+ * Garbage collection through ownerReferences (polled until both collectors converge),
+ * discovery, the OpenAPI v3 index, and Table output of ConfigMaps.
+ */
+import { isObject } from "../normalize.js";
+import type { Json, JsonObject, Scenario } from "../types.js";
+import {
+  configMap,
+  core,
+  del,
+  get,
+  gone,
+  ownerRef,
+  petSet,
+  petSetVersion,
+  petsets,
+  pick,
+  post,
+  TABLE,
+  versions,
+} from "./helpers.js";
+
+const dependent = (name: string, owner: string, extra: JsonObject = {}) =>
+  configMap(name, { a: "1" }, { ownerReferences: [ownerRef("v1", "ConfigMap", owner, "ownerUid", extra)] });
+
+const saveUid = { save: { ownerUid: "metadata.uid" } };
+
+/** Projection of a discovery document to the keys that matter to clients. */
+function openApiIndex(body: Json): Json {
+  if (!isObject(body) || !isObject(body.paths)) return body;
+  const wanted = [
+    "api/v1",
+    "apis/petset.dev/v1alpha1",
+    "apis/coordination.k8s.io/v1",
+    "apis/events.k8s.io/v1",
+  ];
+  return Object.fromEntries(
+    wanted.map((k) => {
+      const entry = (body.paths as JsonObject)[k];
+      const url =
+        isObject(entry) && typeof entry.serverRelativeURL === "string" ? entry.serverRelativeURL : "";
+      return [k, url.replace(/hash=[0-9A-F]+/i, "hash=<hash>")];
+    }),
+  );
+}
+
+function resourceNames(body: Json): Json {
+  if (!isObject(body) || !Array.isArray(body.resources)) return body;
+  const keep = new Set([
+    "pods",
+    "pods/status",
+    "pods/binding",
+    "configmaps",
+    "events",
+    "namespaces",
+    "namespaces/status",
+    "persistentvolumeclaims",
+    "services",
+  ]);
+  return body.resources.filter((r) => isObject(r) && keep.has(String(r.name)));
+}
+
+export const gcDiscoveryScenarios: Scenario[] = [
+  {
+    id: "gc/background",
+    steps: [
+      post("owner", core("configmaps"), configMap("owner"), 201, saveUid),
+      post("dependent", core("configmaps"), dependent("dep", "owner")),
+      del("delete-owner", core("configmaps", "owner"), 200, { query: { propagationPolicy: "Background" } }),
+      gone("dependent-gone", core("configmaps", "dep")),
+    ],
+  },
+  {
+    id: "gc/orphan",
+    steps: [
+      post("owner", core("configmaps"), configMap("owner"), 201, saveUid),
+      post("dependent", core("configmaps"), dependent("dep", "owner")),
+      del("delete-owner", core("configmaps", "owner"), 200, { query: { propagationPolicy: "Orphan" } }),
+      gone("owner-gone", core("configmaps", "owner")),
+      get("dependent-orphaned", core("configmaps", "dep"), 200, {
+        until: {
+          check: (r) => isObject(r.body) && isObject(r.body.metadata) && !r.body.metadata.ownerReferences,
+        },
+      }),
+    ],
+  },
+  {
+    id: "gc/foreground",
+    steps: [
+      post("owner", core("configmaps"), configMap("owner"), 201, saveUid),
+      post("dependent", core("configmaps"), dependent("dep", "owner", { blockOwnerDeletion: true })),
+      del("delete-owner", core("configmaps", "owner"), 200, { query: { propagationPolicy: "Foreground" } }),
+      gone("dependent-gone", core("configmaps", "dep")),
+      gone("owner-gone", core("configmaps", "owner")),
+    ],
+  },
+  {
+    id: "gc/foreground-body-options",
+    steps: [
+      post("owner", core("configmaps"), configMap("owner"), 201, saveUid),
+      post("dependent", core("configmaps"), dependent("dep", "owner", { blockOwnerDeletion: true })),
+      {
+        ...del("delete-owner", core("configmaps", "owner"), 200),
+        body: { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Foreground" },
+      },
+      gone("owner-gone", core("configmaps", "owner")),
+      get("dependent-gone-first", core("configmaps", "dep"), 404),
+    ],
+  },
+  {
+    id: "gc/petset-owns-versions",
+    steps: [
+      post("petset", petsets(), petSet("web"), 201, saveUid),
+      post(
+        "version",
+        versions(),
+        petSetVersion("web", 1, {
+          ownerReferences: [
+            ownerRef("petset.dev/v1alpha1", "PetSet", "web", "ownerUid", {
+              controller: true,
+              blockOwnerDeletion: true,
+            }),
+          ],
+        }),
+      ),
+      del("delete-petset", petsets("web")),
+      gone("version-gone", versions("web-v1")),
+    ],
+  },
+  {
+    id: "gc/missing-owner",
+    steps: [
+      post("dependent", core("configmaps"), {
+        ...configMap("dep"),
+        metadata: {
+          name: "dep",
+          ownerReferences: [
+            {
+              apiVersion: "v1",
+              kind: "ConfigMap",
+              name: "ghost",
+              uid: "11111111-2222-3333-4444-555555555555",
+            },
+          ],
+        },
+      }),
+      gone("dependent-gone", core("configmaps", "dep")),
+    ],
+  },
+  {
+    id: "table/configmaps",
+    steps: [
+      post("create", core("configmaps"), configMap("c1", { a: "1", b: "2" })),
+      get("table", core("configmaps"), 200, { accept: TABLE }),
+      get("table-object", core("configmaps"), 200, { accept: TABLE, query: { includeObject: "Object" } }),
+      get("table-missing", core("configmaps", "nope"), 404, { accept: TABLE }),
+    ],
+  },
+  {
+    id: "discovery/api",
+    steps: [get("api", "/api", 200, { compare: pick("kind", "versions") })],
+  },
+  {
+    id: "discovery/api-v1",
+    steps: [get("api-v1", "/api/v1", 200, { compare: resourceNames })],
+  },
+  {
+    id: "discovery/petset-group",
+    steps: [
+      get("group", "/apis/petset.dev"),
+      get("resources", "/apis/petset.dev/v1alpha1"),
+      get("missing-version", "/apis/petset.dev/v9", 404),
+    ],
+  },
+  {
+    id: "discovery/openapi-v3-index",
+    steps: [get("index", "/openapi/v3", 200, { compare: openApiIndex })],
+  },
+  {
+    id: "discovery/openapi-v3-petset",
+    steps: [
+      get("petset", "/openapi/v3/apis/petset.dev/v1alpha1", 200, {
+        compare: (b) => {
+          const schemas =
+            isObject(b) && isObject(b.components) && isObject(b.components.schemas)
+              ? b.components.schemas
+              : {};
+          const ps = schemas["dev.petset.v1alpha1.PetSet"];
+          return {
+            hasPetSet: isObject(ps),
+            hasList: isObject(schemas["dev.petset.v1alpha1.PetSetList"]),
+            gvk: isObject(ps) ? (ps["x-kubernetes-group-version-kind"] ?? null) : null,
+          };
+        },
+      }),
+    ],
+  },
+  {
+    id: "discovery/version",
+    steps: [get("version", "/version", 200, { compare: pick("major", "minor") })],
+  },
+  {
+    id: "discovery/unknown-group",
+    steps: [get("unknown", "/apis/nope.example.com/v1", 404), get("unknown-resource", core("nopes"), 404)],
+  },
+];

@@ -1,0 +1,17 @@
+/** Every conformance scenario, in the order the suite runs them. */
+import type { Scenario } from "../types.js";
+import { applyScenarios } from "./apply.js";
+import { configMapScenarios } from "./configmaps.js";
+import { coreResourceScenarios } from "./core-resources.js";
+import { gcDiscoveryScenarios } from "./gc-discovery.js";
+import { listWatchScenarios } from "./list-watch.js";
+import { petSetScenarios } from "./petsets.js";
+
+export const SCENARIOS: Scenario[] = [
+  ...configMapScenarios,
+  ...coreResourceScenarios,
+  ...petSetScenarios,
+  ...applyScenarios,
+  ...listWatchScenarios,
+  ...gcDiscoveryScenarios,
+];
