@@ -6,25 +6,29 @@ export interface KubeConfigSource {
   context?: string | undefined;
 }
 
-/**
- * From a file, else the default chain ($KUBECONFIG, ~/.kube/config, in-cluster).
- * client-node refuses plain `http:` servers unless the cluster is marked skipTLSVerify;
- * the embedded server serves plain HTTP on loopback, so such clusters get the flag (there
- * is no TLS to verify). Any other cluster is left exactly as configured.
- */
+/** From a file, else the default chain ($KUBECONFIG, ~/.kube/config, in-cluster). */
 export function loadKubeConfig(src: KubeConfigSource = {}): KubeConfig {
   const kc = new KubeConfig();
   if (src.kubeconfig) kc.loadFromFile(src.kubeconfig);
   else kc.loadFromDefault();
   if (src.context) kc.setCurrentContext(src.context);
-  const needsFix = kc.clusters.some((c) => c.server.startsWith("http:") && !c.skipTLSVerify);
-  if (!needsFix) return kc;
-  const fixed = new KubeConfig();
-  fixed.loadFromOptions({
+  return allowPlainHttp(kc);
+}
+
+/**
+ * kubectl talks to an `http://` server as written (the embedded `petset dev` server on
+ * loopback is one); client-node refuses unless the cluster says skipTLSVerify, a flag that
+ * means nothing without TLS. For plain-HTTP clusters this returns a copy with the flag set,
+ * so petset goes where kubectl goes; any other config is returned unchanged.
+ */
+export function allowPlainHttp(kc: KubeConfig): KubeConfig {
+  if (!kc.clusters.some((c) => c.server.startsWith("http:") && !c.skipTLSVerify)) return kc;
+  const copy = new KubeConfig();
+  copy.loadFromOptions({
     clusters: kc.clusters.map((c) => (c.server.startsWith("http:") ? { ...c, skipTLSVerify: true } : c)),
     users: kc.users,
     contexts: kc.contexts,
     currentContext: kc.getCurrentContext(),
   });
-  return fixed;
+  return copy;
 }

@@ -5,8 +5,10 @@
  * change wakes the StageRunner, which plans with the pure engine and writes through
  * KubeStageWriter.
  */
-import { CoreV1Api, KubeConfig, type KubernetesObject, makeInformer } from "@kubernetes/client-node";
+
+import { CoreV1Api, type KubeConfig, type KubernetesObject, makeInformer } from "@kubernetes/client-node";
 import type { Logger } from "pino";
+import { allowPlainHttp } from "../../util/kubeconfig.js";
 import { systemTimerClock, type TimerClock } from "./clock.js";
 import { isOwnVolume } from "./engine.js";
 import { FakeNodeAnnotation, volumeNameFor } from "./node-status.js";
@@ -51,22 +53,8 @@ interface Watched {
   list: () => Promise<{ items: KubernetesObject[]; metadata?: { resourceVersion?: string } }>;
 }
 
-/**
- * client-node refuses a plain `http:` server unless the cluster says skipTLSVerify (there
- * is no TLS to verify). The embedded server listens on plain HTTP on loopback, so for such
- * a cluster this returns a copy of the config with the flag set; other configs unchanged.
- */
-export function clientConfigFor(kc: KubeConfig): KubeConfig {
-  if (!kc.clusters.some((c) => c.server.startsWith("http:") && !c.skipTLSVerify)) return kc;
-  const copy = new KubeConfig();
-  copy.loadFromOptions({
-    clusters: kc.clusters.map((c) => (c.server.startsWith("http:") ? { ...c, skipTLSVerify: true } : c)),
-    users: kc.users,
-    contexts: kc.contexts,
-    currentContext: kc.currentContext,
-  });
-  return copy;
-}
+/** The kubelet's client config: plain-HTTP clusters allowed (see src/util/kubeconfig.ts). */
+export const clientConfigFor = allowPlainHttp;
 
 /** Starts the kubelet; resolves once the nodes exist and the caches have synced. */
 export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise<SimulatedKubelet> {

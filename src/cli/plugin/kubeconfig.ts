@@ -1,4 +1,5 @@
 import { KubeConfig } from "@kubernetes/client-node";
+import { allowPlainHttp } from "../../util/kubeconfig.js";
 import { PluginError } from "./errors.js";
 
 /** The connection flags every command takes, as kubectl spells them. */
@@ -19,7 +20,7 @@ export interface Connection {
  * namespace is `-n`, else the context's, else `default`.
  */
 export function connect(flags: ConnectionFlags): Connection {
-  const kubeConfig = new KubeConfig();
+  let kubeConfig = new KubeConfig();
   try {
     if (flags.kubeconfig !== undefined) kubeConfig.loadFromFile(flags.kubeconfig);
     else kubeConfig.loadFromDefault();
@@ -30,7 +31,7 @@ export function connect(flags: ConnectionFlags): Connection {
       cause: err,
     });
   }
-  allowPlainHttp(kubeConfig);
+  kubeConfig = allowPlainHttp(kubeConfig);
   if (flags.context !== undefined) {
     if (kubeConfig.getContextObject(flags.context) === null)
       throw new PluginError(
@@ -47,18 +48,6 @@ export function connect(flags: ConnectionFlags): Connection {
   const contextNamespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace;
   const namespace = nonEmpty(flags.namespace) ?? nonEmpty(contextNamespace) ?? "default";
   return { kubeConfig, namespace };
-}
-
-/**
- * kubectl talks to an `http://` server as written (the embedded `petset dev` server on
- * loopback is one); client-node refuses unless the cluster says skipTLSVerify, a flag that
- * means nothing without TLS. Setting it for plain-HTTP clusters only lets the plugin go
- * where kubectl goes; HTTPS clusters are left exactly as configured.
- */
-function allowPlainHttp(kubeConfig: KubeConfig): void {
-  kubeConfig.clusters = kubeConfig.clusters.map((c) =>
-    c.server.startsWith("http:") && !c.skipTLSVerify ? { ...c, skipTLSVerify: true } : c,
-  );
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
