@@ -7,6 +7,7 @@ import {
   type KubeConfig,
   type KubernetesObject,
   KubernetesObjectApi,
+  loadYaml,
   type V1CustomResourceDefinition,
 } from "@kubernetes/client-node";
 import { parseAllDocuments } from "yaml";
@@ -46,7 +47,10 @@ export function readManifests(path: string): KubernetesObject[] {
           `${file}: not a Kubernetes object (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`,
         );
       }
-      out.push(parsed.data as KubernetesObject);
+      // Through client-node's typed models: its serializer drops fields it does not know
+      // under their wire names (`x-kubernetes-validations`, `default`, …) unless the object
+      // was deserialized into those models first.
+      out.push(loadYaml<KubernetesObject>(JSON.stringify(parsed.data)));
     }
   }
   return out;

@@ -4,6 +4,7 @@ import { Command, Option } from "commander";
 import { ControllerFlagsSchema, DevFlagsSchema, FlagError, parseFlags } from "../config.js";
 import { LogLevels } from "../util/logger.js";
 import { runController } from "./controller-command.js";
+import { DemoFlagsSchema, runDemo } from "./demo-command.js";
 import { runDev } from "./dev-command.js";
 import { packageVersion } from "./package-version.js";
 
@@ -47,6 +48,19 @@ program
   .addOption(logLevel())
   .action(async (flags: Record<string, unknown>) => {
     await runDev(parseFlags(DevFlagsSchema, flags));
+  });
+
+program
+  .command("demo")
+  .description(
+    "a scripted tour on the embedded API server: create, update, break and fix, history, diff, rollback",
+  )
+  .option("--ready-delay-ms <ms>", "how long the simulated kubelet takes to make a pod Ready", "300")
+  .option("--step-timeout <seconds>", "give up when a step takes longer than this", "30")
+  .addOption(logLevel().default("error"))
+  .action(async (flags: Record<string, unknown>) => {
+    await runDemo(parseFlags(DemoFlagsSchema, flags));
+    process.exit(0);
   });
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -23,8 +23,18 @@ export interface ControllerOptions {
   logger: Logger;
   namespace?: string | undefined;
   workers: number;
-  leaderElection?: { namespace: string; name: string; identity?: string } | undefined;
+  leaderElection?: LeaderElectionSettings | undefined;
   metrics?: ControllerMetrics;
+}
+
+export interface LeaderElectionSettings {
+  namespace: string;
+  name: string;
+  identity?: string;
+  /** Defaults as client-go: 15 s lease, 10 s renew deadline, 2 s retry period. */
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
 }
 
 export class PetSetController {
@@ -74,6 +84,9 @@ export class PetSetController {
       namespace: le.namespace,
       name: le.name,
       identity: le.identity ?? `${hostname()}-${process.pid}`,
+      ...(le.leaseDurationMs !== undefined ? { leaseDurationMs: le.leaseDurationMs } : {}),
+      ...(le.renewDeadlineMs !== undefined ? { renewDeadlineMs: le.renewDeadlineMs } : {}),
+      ...(le.retryPeriodMs !== undefined ? { retryPeriodMs: le.retryPeriodMs } : {}),
       onStartedLeading: () => {
         this.metrics.leader.set(1);
         this.startWorkers();
@@ -153,10 +166,14 @@ export class PetSetController {
     }
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops the workers (letting running syncs finish), the elector and the caches. With
+   * `releaseLease: false` the lease is left to expire, as after a crash.
+   */
+  async stop(opts: { releaseLease?: boolean } = {}): Promise<void> {
     this.queue.shutDown();
     await Promise.all(this.workersDone);
-    await this.elector?.stop();
+    await this.elector?.stop({ release: opts.releaseLease ?? true });
     if (this.caches) {
       await Promise.all(Object.values(this.caches).map((c) => c.stop()));
     }

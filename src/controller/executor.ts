@@ -5,10 +5,11 @@
  */
 import type { V1PersistentVolumeClaim } from "@kubernetes/client-node";
 import { Annotations, type PetSet, type PetSetVersion } from "../api/index.js";
+import { createMergePatch } from "../util/merge-patch.js";
 import { contentOf } from "../versions/content.js";
 import type { ClaimControl } from "./claim-control.js";
 import type { PetSetWriter } from "./petset-client.js";
-import type { Step } from "./planner/index.js";
+import type { RollbackToStep, Step } from "./planner/index.js";
 import type { PodControl } from "./pod-control.js";
 
 export interface ExecutorDeps {
@@ -50,31 +51,40 @@ export function describeStep(step: Step): string {
   }
 }
 
+export interface ExecutionResult {
+  done: number;
+  /** Set when a step wrote the PetSet itself (rollbackTo): its new resourceVersion. */
+  petSetResourceVersion?: string;
+}
+
 export async function executeSteps(
   deps: ExecutorDeps,
   petSet: PetSet,
   versions: readonly PetSetVersion[],
   steps: readonly Step[],
-): Promise<number> {
+): Promise<ExecutionResult> {
   const ns = petSet.metadata.namespace ?? "default";
-  let done = 0;
+  const result: ExecutionResult = { done: 0 };
   for (const step of steps) {
     try {
-      await executeStep(deps, petSet, versions, ns, step);
-      done++;
+      if (step.kind === "rollbackTo") {
+        const rv = await rollBack(deps, petSet, versions, ns, step);
+        if (rv !== undefined) result.petSetResourceVersion = rv;
+      } else {
+        await executeStep(deps, ns, step);
+      }
+      result.done++;
     } catch (err) {
       throw new StepError(step, err);
     }
   }
-  return done;
+  return result;
 }
 
 async function executeStep(
   deps: ExecutorDeps,
-  petSet: PetSet,
-  versions: readonly PetSetVersion[],
   ns: string,
-  step: Step,
+  step: Exclude<Step, RollbackToStep>,
 ): Promise<void> {
   switch (step.kind) {
     case "createClaim":
@@ -98,14 +108,28 @@ async function executeStep(
       });
     case "deleteClaim":
       return deps.claims.delete(ns, step.claimName, step.uid);
-    case "rollbackTo": {
-      const target = versions.find((v) => v.spec.version === step.version);
-      if (!target) throw new Error(`version ${step.version} is not in history any more`);
-      const content = contentOf(target);
-      return deps.petSets.patch(ns, petSet.metadata.name ?? "", petSet.metadata.resourceVersion ?? "", {
-        metadata: { annotations: { [Annotations.changeCause]: step.changeCause } },
-        spec: { template: content.template, volumeClaimTemplates: content.volumeClaimTemplates },
-      });
-    }
   }
+}
+
+/** Writes the version's content back into the PetSet; resolves with its new resourceVersion. */
+async function rollBack(
+  deps: ExecutorDeps,
+  petSet: PetSet,
+  versions: readonly PetSetVersion[],
+  ns: string,
+  step: RollbackToStep,
+): Promise<string | undefined> {
+  const target = versions.find((v) => v.spec.version === step.version);
+  if (!target) throw new Error(`version ${step.version} is not in history any more`);
+  // Exactly version N's content: keys the broken version added are removed with nulls (a
+  // plain merge patch would keep them, and the result would not equal version N).
+  const content = contentOf(target);
+  const spec = createMergePatch(
+    { template: petSet.spec.template, volumeClaimTemplates: petSet.spec.volumeClaimTemplates },
+    { template: content.template, volumeClaimTemplates: content.volumeClaimTemplates },
+  );
+  return deps.petSets.patch(ns, petSet.metadata.name ?? "", petSet.metadata.resourceVersion ?? "", {
+    metadata: { annotations: { [Annotations.changeCause]: step.changeCause } },
+    ...(spec === undefined ? {} : { spec }),
+  });
 }

@@ -49,6 +49,18 @@ function startCache<T extends KubernetesObject>(
     markSynced = resolve;
   });
   let failedSinceStart = false;
+  // One pending restart at most: a second start() while a watch runs would abort it, and
+  // client-node reports that abort as one more error.
+  const restartLater = (err: unknown, what: string) => {
+    if (stopped || restartTimer) return;
+    failures++;
+    const delay = Math.min(30_000, (opts.restartDelayMs ?? 200) * 2 ** Math.min(failures, 8));
+    log.warn({ err: errorMessage(err), delayMs: delay }, `${what}; restarting`);
+    restartTimer = setTimeout(() => {
+      restartTimer = undefined;
+      start();
+    }, delay);
+  };
   const start = () => {
     failedSinceStart = false;
     informer.start().then(
@@ -58,16 +70,16 @@ function startCache<T extends KubernetesObject>(
         failures = 0;
         markSynced();
       },
-      (err: unknown) => log.warn({ err }, "informer start failed; retrying"),
+      // start() rejects, without calling the error callbacks, when something outside its
+      // try blocks throws (a credential plugin in applyToFetchOptions, a throwing handler
+      // during the list): nothing in client-node retries that, so we must.
+      (err: unknown) => restartLater(err, "informer start failed"),
     );
   };
   informer.on("error", (err: unknown) => {
     if (stopped) return;
     failedSinceStart = true;
-    failures++;
-    const delay = Math.min(30_000, (opts.restartDelayMs ?? 200) * 2 ** Math.min(failures, 8));
-    log.warn({ err: errorMessage(err), delayMs: delay }, "watch failed; restarting");
-    restartTimer = setTimeout(start, delay);
+    restartLater(err, "watch failed");
   });
   start();
   return {

@@ -25,7 +25,11 @@ export interface LeaderElectionOptions {
 
 export interface LeaderElector {
   isLeader(): boolean;
-  stop(): Promise<void>;
+  /**
+   * Stops renewing. With `release` (the default) a held lease is handed back at once; without
+   * it the lease is left to expire, as after a crash.
+   */
+  stop(opts?: { release?: boolean }): Promise<void>;
 }
 
 export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector {
@@ -106,9 +110,13 @@ export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector 
 
   return {
     isLeader: () => leader,
-    async stop() {
+    async stop(stopOpts = {}) {
       stopped = true;
       if (timer) clearTimeout(timer);
+      if (leader && stopOpts.release === false) {
+        leader = false;
+        return;
+      }
       if (leader) {
         // Release: an expired renewTime lets another replica take over at once.
         try {

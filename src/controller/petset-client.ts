@@ -33,13 +33,16 @@ export interface OwnerRef {
 }
 
 export interface PetSetWriter {
-  /** Merge-patches a PetSet's spec and annotations (resourceVersion precondition). */
+  /**
+   * Merge-patches a PetSet's spec and annotations (resourceVersion precondition). Resolves
+   * with the PetSet's new resourceVersion, so a status write in the same sync can follow it.
+   */
   patch(
     namespace: string,
     name: string,
     resourceVersion: string,
     patch: Record<string, unknown>,
-  ): Promise<void>;
+  ): Promise<string | undefined>;
 }
 
 const merge = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
@@ -91,10 +94,11 @@ export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter)
     async patch(namespace, name, resourceVersion, patch) {
       writes.count("patch", "petsets");
       const meta = (patch.metadata ?? {}) as Record<string, unknown>;
-      await api.patchNamespacedCustomObject(
+      const updated = (await api.patchNamespacedCustomObject(
         { ...ps, namespace, name, body: { ...patch, metadata: { ...meta, resourceVersion } } },
         merge,
-      );
+      )) as { metadata?: { resourceVersion?: string } } | undefined;
+      return updated?.metadata?.resourceVersion;
     },
   };
   return { status, versions, petSets };

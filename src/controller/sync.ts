@@ -23,6 +23,7 @@ import {
 import { runVersionGc } from "../gc/runner.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
+import { VersionHistory } from "../versions/history.js";
 import { planVersionSync } from "../versions/plan-sync.js";
 import { describeApiError, isAlreadyExists, isConflict, isNotFound, statusCode } from "./api-errors.js";
 import type { ClaimControl } from "./claim-control.js";
@@ -130,6 +131,8 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
     });
     versions = [...versions, v];
   }
+  // The cache lists every version in the namespace: the rollout only ever sees this PetSet's.
+  versions = [...VersionHistory.of(petSet, versions).owned];
 
   const pods = ctx.caches.pods
     .list(namespace)
@@ -154,8 +157,17 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
     ready: `${plan.status.readyReplicas}/${petSet.spec.replicas}`,
   };
   let requeueAfterMs = plan.requeueAfterMs;
+  // A rollbackTo step writes the PetSet: the status write must follow that write, or its
+  // precondition fails and the RolledBack condition is lost.
+  let written = petSet;
   try {
-    await executeSteps(ctx, petSet, versions, plan.steps);
+    const result = await executeSteps(ctx, petSet, versions, plan.steps);
+    if (result.petSetResourceVersion !== undefined) {
+      written = {
+        ...petSet,
+        metadata: { ...petSet.metadata, resourceVersion: result.petSetResourceVersion },
+      };
+    }
   } catch (err) {
     const cause = err instanceof StepError ? err.cause : err;
     const code = statusCode(cause);
@@ -185,7 +197,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
     const target = e.object === "petset" ? petSetTarget(petSet) : podTarget(namespace, e.object);
     await ctx.events.record(target, { type: e.type, reason: e.reason, message: e.message });
   }
-  await writeStatus(ctx, petSet, status);
+  await writeStatus(ctx, written, status);
   return requeueAfterMs === undefined ? {} : { requeueAfterMs };
 }
 

@@ -67,7 +67,8 @@ const stepOrder: Record<Step["kind"], number> = {
 
 export function planRollout(input: PlanInput): Plan {
   const spec = resolveSpec(input.petSet);
-  const index = indexVersions(input.versions);
+  // Versions of other PetSets in the namespace must never count (newest, contents, targets).
+  const index = indexVersions(input.versions.filter((v) => v.spec.petSet === spec.setName));
   const podsByOrdinal = new Map<number, PodView>();
   for (const pod of input.pods) {
     if (pod.ordinal >= 0 && pod.name === podName(spec.setName, pod.ordinal))

@@ -54,12 +54,18 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
   let progressing: ReturnType<typeof progress>;
 
   const rollbackTarget = ctx.index.byNumber(lastComplete);
-  const rollback =
+  const canRollBack =
     exceeded &&
     petSet.metadata.deletionTimestamp === undefined &&
     petSet.spec.autoRollback &&
     rollbackTarget !== undefined &&
     rollbackTarget.spec.hash !== versions.newest.spec.hash;
+  // The user first sees ProgressDeadlineExceeded (condition and Warning); the rollback follows
+  // on the next sync, once that condition is in the API (state lives there, not in memory).
+  const deadlineReported =
+    prevProgressing?.reason === ProgressingReasons.progressDeadlineExceeded ||
+    prevProgressing?.reason === ProgressingReasons.rolledBack;
+  const rollback = canRollBack && deadlineReported;
 
   if (spec.paused) {
     progressing = progress(
@@ -80,7 +86,12 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
       event(ctx, "Warning", PlanEventReasons.rolledBack, "petset", `PetSet ${setName}: ${cause}`);
     }
   } else if (exceeded) {
-    const message = `PetSet ${setName}: version ${versions.target.spec.version} made no progress for ${petSet.spec.progressDeadlineSeconds}s (spec.progressDeadlineSeconds); ${pets}`;
+    const then =
+      canRollBack && rollbackTarget !== undefined
+        ? `; rolling back to version ${rollbackTarget.spec.version} (spec.autoRollback)`
+        : "";
+    const message = `PetSet ${setName}: version ${versions.target.spec.version} made no progress for ${petSet.spec.progressDeadlineSeconds}s (spec.progressDeadlineSeconds); ${pets}${then}`;
+    if (canRollBack) ctx.wakeAt.push(now + 1);
     progressing = progress("False", ProgressingReasons.progressDeadlineExceeded, message);
     if (prevProgressing?.reason !== ProgressingReasons.progressDeadlineExceeded) {
       event(ctx, "Warning", PlanEventReasons.progressDeadlineExceeded, "petset", message);

@@ -154,11 +154,18 @@ describe.each(policies)(
       });
 
       it("with autoRollback, rolls back to the last complete version", () => {
+        const exceeded = {
+          type: "Progressing",
+          status: "False" as const,
+          reason: ProgressingReasons.progressDeadlineExceeded,
+          message: "",
+          lastTransitionTime: new Date(NOW - 1000).toISOString(),
+        };
         const p = plan(
           base({
             spec: { autoRollback: true },
             versions: [v1, makeVersion(2, "app:2", { createdAt: NOW - 700_000 })],
-            status: settledV1,
+            status: { ...settledV1, conditions: [exceeded] },
             pods: brokenPods,
           }),
         );

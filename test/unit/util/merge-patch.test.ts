@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createMergePatch } from "../../../src/cli/plugin/merge-patch.js";
-import { applyMergePatch } from "./fake-petset-api.js";
+import { createMergePatch } from "../../../src/util/merge-patch.js";
+import { applyMergePatch } from "../cli/fake-petset-api.js";
 
 // JSON without nulls (a merge patch cannot set null) and with objects that may nest.
 const json = fc.letrec((tie) => ({

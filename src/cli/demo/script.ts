@@ -1,0 +1,127 @@
+import { Annotations, type PetSet, ProgressingReasons } from "../../api/index.js";
+import { rolloutState } from "../plugin/rollout-state.js";
+import type { DemoCluster } from "./demo-cluster.js";
+import type { Narrator } from "./narrator.js";
+
+/** What the tour runs with. */
+export interface DemoScriptDeps {
+  readonly narrator: Narrator;
+  readonly cluster: DemoCluster;
+  /** Runs `kubectl petset ARGS` in this process, printing through the narrator; the exit code. */
+  readonly plugin: (args: readonly string[]) => Promise<number>;
+  /** Longest wait for one step's goal. */
+  readonly stepTimeoutMs: number;
+}
+
+export const DEMO_STEPS = 7;
+const NAME = "web";
+/** Short so the broken rollout is reported within the tour; the default is 600. */
+const DEADLINE_SECONDS = 6;
+
+/** The demo's manifest (web.yaml) with this image; what a user would keep in Git. */
+export function webManifest(image: string, changeCause?: string): Record<string, unknown> {
+  return {
+    apiVersion: "petset.dev/v1alpha1",
+    kind: "PetSet",
+    metadata: {
+      name: NAME,
+      ...(changeCause ? { annotations: { [Annotations.changeCause]: changeCause } } : {}),
+    },
+    spec: {
+      replicas: 3,
+      progressDeadlineSeconds: DEADLINE_SECONDS,
+      selector: { matchLabels: { app: NAME } },
+      template: {
+        metadata: { labels: { app: NAME } },
+        spec: { containers: [{ name: "app", image, ports: [{ name: "http", containerPort: 80 }] }] },
+      },
+    },
+  };
+}
+
+/** The rollout to `version` is complete: every pet runs it and is Ready. */
+const completeAt =
+  (version: number) =>
+  (ps: PetSet): true | undefined => {
+    const s = rolloutState(ps);
+    return s.phase === "complete" && s.updateVersion === version && s.ready === s.desired ? true : undefined;
+  };
+
+/** The rollout to `version` failed: Progressing=False, ProgressDeadlineExceeded. */
+const failedAt =
+  (version: number) =>
+  (ps: PetSet): true | undefined => {
+    const s = rolloutState(ps);
+    const failed = s.phase === "failed" && s.reason === ProgressingReasons.progressDeadlineExceeded;
+    return failed && s.updateVersion === version ? true : undefined;
+  };
+
+/**
+ * The tour: create, update and watch the rollout, break it with a bad image and recover,
+ * history, diff, rollback. Each step waits for the PetSet's status to say it is done
+ * (a watch, never a sleep) and prints what happened on the way.
+ */
+export async function runDemoScript(deps: DemoScriptDeps): Promise<void> {
+  const { narrator: n, cluster } = deps;
+  const apply = async (image: string, cause?: string) => {
+    n.command(`kubectl apply --server-side -f web.yaml     # image: ${image}`);
+    await cluster.apply(webManifest(image, cause));
+  };
+  const wait = <R>(what: string, goal: (ps: PetSet) => R | undefined) =>
+    cluster.waitFor(NAME, what, goal, deps.stepTimeoutMs);
+  const petset = async (...args: string[]) => {
+    n.command(`kubectl petset ${args.join(" ")}`);
+    const code = await deps.plugin([...args, ...cluster.pluginFlags()]);
+    if (code !== 0) throw new Error(`demo: kubectl petset ${args.join(" ")} exited with ${code}`);
+  };
+  await cluster.followPods(NAME);
+
+  n.section("Create a PetSet: three pets running nginx:1.26");
+  n.say("Pets are created in order, each once the previous one is Ready. The spec is recorded as version 1.");
+  await apply("nginx:1.26");
+  await wait("the first rollout", completeAt(1));
+
+  n.section("Update the image and watch the rollout");
+  n.say("A new image is a new version (web-v2). Pets move one at a time, highest ordinal first.");
+  await apply("nginx:1.27");
+  await wait("the rollout to version 2", completeAt(2));
+
+  n.section("Break it with a bad image, then recover");
+  n.say(
+    "nginx:broken crash-loops. The rollout stops at the first pet; the other two keep serving version 2.",
+  );
+  n.say(
+    `After spec.progressDeadlineSeconds (${DEADLINE_SECONDS}s here) the PetSet says so in its Progressing condition.`,
+  );
+  await apply("nginx:broken", "try the nightly build");
+  await wait("the broken rollout to be reported", failedAt(3));
+  n.say(
+    "The fix is simply the next version: the crash-looping pod is replaced at once, no one deletes pods by hand.",
+  );
+  await apply("nginx:1.28", "fix: nginx 1.28");
+  await wait("the rollout to version 4", completeAt(4));
+
+  n.section("History: every change is a PetSetVersion");
+  n.say("Each version records who changed what (CHANGED-BY is the field manager) and why (CHANGE-CAUSE).");
+  await petset("history", NAME);
+
+  n.section("Diff two versions");
+  await petset("diff", NAME, "2", "4", "--color=never");
+
+  n.section("Roll back to version 2");
+  n.say("A rollback is a new version (web-v5) that repeats version 2's content: numbers only grow.");
+  await petset("rollback", NAME, "--to-version", "2");
+  await wait("the rollback to complete", completeAt(5));
+  await petset("history", NAME);
+
+  n.section("What you saw");
+  n.say(
+    [
+      "- every pod-shaping change became an immutable, numbered PetSetVersion (kubectl get psv);",
+      "- rollouts went one pet at a time, highest ordinal first, waiting for Ready;",
+      "- a broken version was reported (ProgressDeadlineExceeded) and fixed by the next version;",
+      "- a rollback recorded version 5 with rollbackOf: 2.",
+      "Run it yourself: `petset dev` (or `make run`), then `kubectl get petsets,petsetversions,pods`.",
+    ].join("\n"),
+  );
+}

@@ -1,0 +1,160 @@
+/**
+ * The real controller for integration tests, two ways:
+ * - `startController`: a `PetSetController` in this process, with the test cluster's controller
+ *   kubeconfig (on the real backend only the RBAC of deploy/rbac.yaml, so a missing permission
+ *   fails the test), scoped to one namespace, electing a leader on a Lease in that namespace;
+ * - `startControllerProcess`: `node dist/src/cli/petset.js controller ...` as a child process,
+ *   so a test can SIGKILL it at any point (needs `npx tsc -p tsconfig.build.json` first).
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CoordinationV1Api, type KubeConfig } from "@kubernetes/client-node";
+import { PetSetController } from "../../src/controller/controller.js";
+import { systemClock } from "../../src/util/clock.js";
+import { createLogger, type LogLevel } from "../../src/util/logger.js";
+import { REPO_ROOT, type TestCluster } from "./cluster.js";
+
+export const LEASE_NAME = "petset-controller";
+const CLI = join(REPO_ROOT, "dist", "src", "cli", "petset.js");
+
+export interface ControllerHandle {
+  readonly identity: string;
+  readonly controller: PetSetController;
+  /** Graceful stop: running syncs finish, the lease is released. */
+  stop(): Promise<void>;
+  /** Stop without releasing the lease (a crash): another replica waits for it to expire. */
+  kill(): Promise<void>;
+}
+
+export interface ControllerTestOptions {
+  identity?: string;
+  workers?: number;
+  /** Short by default so a takeover after kill() takes seconds, not 15 s. */
+  leaseDurationMs?: number;
+  renewDeadlineMs?: number;
+  retryPeriodMs?: number;
+  logLevel?: LogLevel;
+}
+
+let counter = 0;
+
+export async function startController(
+  cluster: TestCluster,
+  namespace: string,
+  opts: ControllerTestOptions = {},
+): Promise<ControllerHandle> {
+  const identity = opts.identity ?? `test-controller-${process.pid}-${++counter}`;
+  const logger = createLogger(opts.logLevel ?? "warn", identity);
+  const controller = new PetSetController({
+    kubeConfig: cluster.controllerKubeConfig,
+    clock: systemClock,
+    logger,
+    namespace,
+    workers: opts.workers ?? 2,
+    leaderElection: {
+      namespace,
+      name: LEASE_NAME,
+      identity,
+      leaseDurationMs: opts.leaseDurationMs ?? 4_000,
+      renewDeadlineMs: opts.renewDeadlineMs ?? 3_000,
+      retryPeriodMs: opts.retryPeriodMs ?? 500,
+    },
+  });
+  await controller.start();
+  let stopped = false;
+  const halt = async (releaseLease: boolean) => {
+    if (stopped) return;
+    stopped = true;
+    await controller.stop({ releaseLease });
+  };
+  return {
+    identity,
+    controller,
+    stop: () => halt(true),
+    kill: () => halt(false),
+  };
+}
+
+/** The holder of the controller's Lease in `namespace` ("" when none). */
+export async function leaseHolder(kubeConfig: KubeConfig, namespace: string): Promise<string> {
+  const api = kubeConfig.makeApiClient(CoordinationV1Api);
+  try {
+    const lease = await api.readNamespacedLease({ name: LEASE_NAME, namespace });
+    return lease.spec?.holderIdentity ?? "";
+  } catch {
+    return "";
+  }
+}
+
+export interface ControllerProcess {
+  readonly child: ChildProcess;
+  /** stderr so far (JSON log lines). */
+  log(): string;
+  /** SIGKILL: no cleanup at all, the lease is left to expire. Resolves once the process is gone. */
+  kill(): Promise<void>;
+  /** SIGTERM and wait for the exit (lease released). */
+  stop(): Promise<void>;
+  /** Resolves once the process logged "became leader". */
+  leading: Promise<void>;
+}
+
+/**
+ * Runs `petset controller --kubeconfig <controller kubeconfig> -n NS --metrics-addr
+ * 127.0.0.1:0 --lease-namespace NS` from dist/.
+ */
+export function startControllerProcess(
+  cluster: TestCluster,
+  namespace: string,
+  opts: { logLevel?: LogLevel } = {},
+): ControllerProcess {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npx tsc -p tsconfig.build.json first`);
+  const dir = mkdtempSync(join(tmpdir(), "petset-ctl-"));
+  const kubeconfig = join(dir, "kubeconfig");
+  writeFileSync(kubeconfig, cluster.controllerKubeConfig.exportConfig(), { mode: 0o600 });
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      "controller",
+      "--kubeconfig",
+      kubeconfig,
+      "-n",
+      namespace,
+      "--metrics-addr",
+      "127.0.0.1:0",
+      "--lease-namespace",
+      namespace,
+      "--log-level",
+      opts.logLevel ?? "info",
+    ],
+    { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  let markLeading: () => void = () => {};
+  const leading = new Promise<void>((resolve) => {
+    markLeading = resolve;
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+    if (stderr.includes("became leader")) markLeading();
+  });
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => {
+      rmSync(dir, { recursive: true, force: true });
+      resolve();
+    });
+  });
+  const signal = async (sig: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(sig);
+    await exited;
+  };
+  return {
+    child,
+    log: () => stderr,
+    kill: () => signal("SIGKILL"),
+    stop: () => signal("SIGTERM"),
+    leading,
+  };
+}
