@@ -43,9 +43,9 @@ test-integration: build ## integration + e2e tests on the embedded server
 	PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration
 
 # Tests of the embedded server's own internals (its e2e suite, the simulated kubelet) start
-# their own embedded server: they are not repeated on the real backend, where kwok and
+# their own embedded server (so does the demo): they are not repeated on the real backend, where kwok and
 # kube-apiserver play those parts and test/conformance compares the two.
-EMBEDDED_ONLY := --exclude 'test/e2e/shim/**' --exclude 'test/integration/kubelet.test.ts'
+EMBEDDED_ONLY := --exclude 'test/e2e/shim/**' --exclude 'test/integration/kubelet.test.ts' --exclude 'test/e2e/demo.test.ts'
 
 test-real: build ## integration + e2e tests on a real control plane (built from Go modules on first use), then the conformance diff
 	bash test/cluster/up.sh
