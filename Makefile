@@ -29,7 +29,7 @@ lint: $(NODE_STAMP) ## biome (format + lint) and the TypeScript type check
 	npx tsc -p tsconfig.json --noEmit
 
 run: $(BUILD_STAMP) ## run the controller on the embedded API server with examples/ applied
-	node dist/src/cli/petset.js dev --apply examples/
+	node dist/src/cli/petset.js dev --apply examples/ --log-level warn
 
 test: lint build ## every test: unit, then integration + e2e on the embedded server, then on a real kube-apiserver
 	node test/support/run-suite.mjs unit
