@@ -1,0 +1,224 @@
+/**
+ * Hand-written fakes for the sync: caches backed by plain maps and adapters that write into
+ * the same maps (so the next sync sees what the last one did), with error injection
+ * ("fail the 2nd pod create with 422"). No API server, no mocks of client-node.
+ */
+import {
+  ApiException,
+  type KubernetesObject,
+  type V1PersistentVolumeClaim,
+  type V1Pod,
+} from "@kubernetes/client-node";
+import pino from "pino";
+import type { PetSetStatus, PetSetVersion } from "../../../src/api/index.js";
+import type { ClaimControl } from "../../../src/controller/claim-control.js";
+import type { EventRecorder, EventTarget, RecordedEvent } from "../../../src/controller/event-recorder.js";
+import type { ControllerCaches, ResourceCache } from "../../../src/controller/informers.js";
+import { createMetrics } from "../../../src/controller/metrics.js";
+import type { PetSetWriter, StatusUpdater, VersionControl } from "../../../src/controller/petset-client.js";
+import type { PodControl } from "../../../src/controller/pod-control.js";
+import type { SyncContext } from "../../../src/controller/sync.js";
+
+type Verb =
+  | "createPod"
+  | "deletePod"
+  | "patchPod"
+  | "createClaim"
+  | "createVersion"
+  | "deleteVersion"
+  | "status";
+
+export class FakeCache<T extends KubernetesObject> implements ResourceCache<T> {
+  readonly objects = new Map<string, T>();
+  readonly synced = Promise.resolve();
+  constructor(readonly name: string) {}
+  private key(name: string, ns?: string) {
+    return `${ns ?? ""}/${name}`;
+  }
+  put(obj: T): void {
+    this.objects.set(this.key(obj.metadata?.name ?? "", obj.metadata?.namespace), obj);
+  }
+  remove(name: string, ns: string): void {
+    this.objects.delete(this.key(name, ns));
+  }
+  get(name: string, ns?: string): T | undefined {
+    return this.objects.get(this.key(name, ns));
+  }
+  list(ns?: string): readonly T[] {
+    return [...this.objects.values()].filter((o) => ns === undefined || o.metadata?.namespace === ns);
+  }
+  onChange(): void {}
+  async stop(): Promise<void> {}
+}
+
+export function apiError(code: number, reason: string, message: string): ApiException<string> {
+  return new ApiException(
+    code,
+    message,
+    JSON.stringify({ kind: "Status", status: "Failure", code, reason, message }),
+    {},
+  );
+}
+
+export class FakeWorld {
+  now = Date.parse("2026-11-29T12:00:00Z");
+  rv = 100;
+  readonly petSets = new FakeCache<KubernetesObject>("petsets");
+  readonly versions = new FakeCache<KubernetesObject>("petsetversions");
+  readonly pods = new FakeCache<V1Pod>("pods");
+  readonly claims = new FakeCache<V1PersistentVolumeClaim>("persistentvolumeclaims");
+  readonly calls: { verb: Verb; name: string }[] = [];
+  readonly events: (RecordedEvent & { object: string })[] = [];
+  readonly statuses: PetSetStatus[] = [];
+  private readonly failures = new Map<string, { nth: number; error: unknown }>();
+  private readonly counts = new Map<Verb, number>();
+
+  /** The `nth` call (1-based) of `verb` throws `error`. */
+  failOn(verb: Verb, nth: number, error: unknown): void {
+    this.failures.set(`${verb}#${nth}`, { nth, error });
+  }
+
+  private call(verb: Verb, name: string): void {
+    const n = (this.counts.get(verb) ?? 0) + 1;
+    this.counts.set(verb, n);
+    this.calls.push({ verb, name });
+    const f = this.failures.get(`${verb}#${n}`);
+    if (f) throw f.error;
+  }
+
+  private nextRv(): string {
+    this.rv++;
+    return String(this.rv);
+  }
+
+  context(): SyncContext {
+    const world = this;
+    const pods: PodControl = {
+      async create(ns, pod) {
+        world.call("createPod", pod.metadata?.name ?? "");
+        world.pods.put({
+          ...structuredClone(pod),
+          metadata: {
+            ...pod.metadata,
+            namespace: ns,
+            uid: `uid-${pod.metadata?.name}-${world.rv}`,
+            resourceVersion: world.nextRv(),
+          },
+          status: { phase: "Pending" },
+        });
+      },
+      async delete(ns, name) {
+        world.call("deletePod", name);
+        world.pods.remove(name, ns);
+      },
+      async patch(_ns, name) {
+        world.call("patchPod", name);
+      },
+      async patchImages(_ns, name) {
+        world.call("patchPod", name);
+      },
+    };
+    const claims: ClaimControl = {
+      async create(ns, claim) {
+        world.call("createClaim", claim.metadata?.name ?? "");
+        world.claims.put({
+          ...structuredClone(claim),
+          metadata: { ...claim.metadata, namespace: ns, uid: "c", resourceVersion: world.nextRv() },
+        });
+      },
+      async delete(ns, name) {
+        world.claims.remove(name, ns);
+      },
+    };
+    const versions: VersionControl = {
+      async create(v: PetSetVersion) {
+        world.call("createVersion", v.metadata.name ?? "");
+        world.versions.put({
+          ...structuredClone(v),
+          metadata: { ...v.metadata, uid: `uid-${v.metadata.name}`, resourceVersion: world.nextRv() },
+        } as KubernetesObject);
+      },
+      async delete(ns, name) {
+        world.call("deleteVersion", name);
+        world.versions.remove(name, ns);
+      },
+      async adopt() {},
+    };
+    const status: StatusUpdater = {
+      async update(ns, name, _rv, st) {
+        world.call("status", name);
+        world.statuses.push(structuredClone(st));
+        const ps = world.petSets.get(name, ns);
+        if (ps)
+          world.petSets.put({
+            ...ps,
+            metadata: { ...ps.metadata, resourceVersion: world.nextRv() },
+            status: st,
+          } as KubernetesObject);
+      },
+    };
+    const petSets: PetSetWriter = {
+      async patch() {
+        return world.nextRv();
+      },
+    };
+    const events: EventRecorder = {
+      async record(target: EventTarget, e: RecordedEvent) {
+        world.events.push({ ...e, object: `${target.kind}/${target.name}` });
+      },
+    };
+    const caches: ControllerCaches = {
+      petSets: this.petSets,
+      versions: this.versions,
+      pods: this.pods,
+      claims: this.claims,
+    };
+    return {
+      caches,
+      clock: { now: () => world.now },
+      logger: pino({ level: "silent" }),
+      pods,
+      claims,
+      versions,
+      status,
+      petSets,
+      events,
+      metrics: createMetrics(),
+    };
+  }
+
+  /** The kubelet's part: every pod Running and Ready. */
+  makePodsReady(): void {
+    const at = new Date(this.now - 60_000);
+    for (const pod of this.pods.list()) {
+      pod.status = {
+        phase: "Running",
+        startTime: at,
+        conditions: [{ type: "Ready", status: "True", lastTransitionTime: at }],
+        containerStatuses: (pod.spec?.containers ?? []).map((c) => ({
+          name: c.name,
+          image: c.image ?? "",
+          imageID: "",
+          ready: true,
+          restartCount: 0,
+          started: true,
+          state: { running: { startedAt: at } },
+        })),
+      };
+      pod.metadata = { ...pod.metadata, resourceVersion: this.nextRv() };
+    }
+  }
+}
+
+export function petSetObject(image = "nginx:1.27", replicas = 2): KubernetesObject {
+  return {
+    apiVersion: "petset.dev/v1alpha1",
+    kind: "PetSet",
+    metadata: { name: "web", namespace: "default", uid: "ps-uid", generation: 1, resourceVersion: "1" },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: "web" } },
+      template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "nginx", image }] } },
+    },
+  } as KubernetesObject;
+}

@@ -1,0 +1,107 @@
+/**
+ * syncPetSet against hand-written fakes (test/unit/controller/fake-world.ts): what one sync
+ * writes, and what it does when a write fails — the error paths the planner's table tests
+ * cannot reach.
+ */
+import { describe, expect, it } from "vitest";
+import type { PetSetVersion } from "../../../src/api/index.js";
+import { syncPetSet } from "../../../src/controller/sync.js";
+import { apiError, FakeWorld, petSetObject } from "./fake-world.js";
+
+const KEY = "default/web";
+
+async function settle(world: FakeWorld, rounds = 10): Promise<void> {
+  const ctx = world.context();
+  for (let i = 0; i < rounds; i++) {
+    await syncPetSet(ctx, KEY);
+    world.makePodsReady();
+  }
+}
+
+describe("syncPetSet", () => {
+  it("records version 1, then creates pets in order, then reports the rollout complete", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject());
+    await settle(world);
+    expect(world.calls.filter((c) => c.verb === "createVersion").map((c) => c.name)).toEqual(["web-v1"]);
+    expect(world.calls.filter((c) => c.verb === "createPod").map((c) => c.name)).toEqual(["web-0", "web-1"]);
+    const last = world.statuses.at(-1);
+    expect(last).toMatchObject({
+      replicas: 2,
+      readyReplicas: 2,
+      updateVersion: 1,
+      currentVersion: 1,
+      ready: "2/2",
+    });
+    expect(last?.conditions.find((c) => c.type === "Progressing")?.reason).toBe("RolloutComplete");
+  });
+
+  it("does not write status when nothing changed", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject());
+    await settle(world);
+    const writes = world.calls.length;
+    await syncPetSet(world.context(), KEY);
+    expect(world.calls.length).toBe(writes);
+  });
+
+  it("a pod the API refuses (422) becomes Progressing=False/InvalidSpec and a Warning naming the field", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject());
+    world.failOn(
+      "createPod",
+      1,
+      apiError(
+        422,
+        "Invalid",
+        'Pod "web-0" is invalid: spec.containers[0].ports[0].hostPort: Invalid value: 99999',
+      ),
+    );
+    const result = await syncPetSet(world.context(), KEY);
+    expect(result.requeueAfterMs).toBeGreaterThanOrEqual(10_000);
+    const progressing = world.statuses.at(-1)?.conditions.find((c) => c.type === "Progressing");
+    expect(progressing).toMatchObject({ status: "False", reason: "InvalidSpec" });
+    expect(progressing?.message).toContain("spec.containers[0].ports[0].hostPort");
+    expect(world.events.some((e) => e.type === "Warning" && e.message.includes("hostPort"))).toBe(true);
+  });
+
+  it("a conflict (409) requeues soon instead of failing", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject());
+    await syncPetSet(world.context(), KEY); // version 1 and web-0
+    world.makePodsReady();
+    world.failOn("createPod", 2, apiError(409, "Conflict", "the object has been modified"));
+    const result = await syncPetSet(world.context(), KEY);
+    expect(result.requeueAfterMs).toBeLessThanOrEqual(1_000);
+  });
+
+  it("an unexpected error fails the sync (the queue backs off) but history GC still runs", async () => {
+    const world = new FakeWorld();
+    const ps = petSetObject();
+    (ps as { spec: { revisionHistoryLimit?: number } }).spec.revisionHistoryLimit = 0;
+    world.petSets.put(ps);
+    await settle(world, 3);
+    // Three old versions nobody runs any more, then a sync that fails.
+    for (const n of [2, 3, 4]) {
+      const v1 = world.versions.get("web-v1", "default") as unknown as PetSetVersion;
+      world.versions.put({
+        ...structuredClone(v1),
+        metadata: {
+          ...v1.metadata,
+          name: `web-v${n}`,
+          uid: `u${n}`,
+          labels: { ...v1.metadata.labels, "petset.dev/version": String(n) },
+        },
+        spec: {
+          ...v1.spec,
+          version: n,
+          hash: `h${n}`,
+          template: { ...v1.spec.template, metadata: { labels: { app: "web", n: String(n) } } },
+        },
+      } as never);
+    }
+    world.failOn("createVersion", 2, apiError(500, "InternalError", "etcd is on fire"));
+    await expect(syncPetSet(world.context(), KEY)).rejects.toThrow();
+    expect(world.calls.filter((c) => c.verb === "deleteVersion").length).toBeGreaterThan(0);
+  });
+});
