@@ -60,7 +60,7 @@ demo: build ## a scripted tour on the embedded server
 	node dist/src/cli/petset.js demo
 
 bench: build ## benchmarks, JSON results in bench/results/
-	node dist/bench/run.js
+	node dist/bench/run.js $(BENCH_ARGS)
 
 cluster-up: ## build (cached) and start etcd, kube-apiserver, controller-manager, scheduler, kwok on loopback
 	bash test/cluster/up.sh

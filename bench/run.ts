@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+/**
+ * `make bench`: runs the benchmarks against the embedded API server and/or the real control
+ * plane of test/cluster and writes one JSON record per benchmark and backend to
+ * bench/results/<name>-<backend>.json. See docs/benchmarks.md.
+ */
+import { loadavg } from "node:os";
+import { resolve } from "node:path";
+import { Command, Option } from "commander";
+import { apiServerBenchmark } from "./apiserver.js";
+import { rolloutBenchmark } from "./rollout.js";
+import { type BackendName, startBackend } from "./support/backends.js";
+import type { Benchmark, Scale } from "./support/bench.js";
+import { REPO_ROOT } from "./support/processes.js";
+import { machineInfo, writeRecord } from "./support/results.js";
+import { versionsBenchmark } from "./versions.js";
+
+const BENCHMARKS: readonly Benchmark[] = [apiServerBenchmark, versionsBenchmark, rolloutBenchmark];
+
+interface Flags {
+  only?: string[];
+  backend: "embedded" | "real" | "both";
+  scale: Scale;
+  out: string;
+  statefulset: boolean;
+  controllerCpuProf?: string;
+  petsets?: number;
+  changes?: number;
+  gcVersions?: number;
+  pets?: number;
+}
+
+const count = (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive integer, got ${v}`);
+  return n;
+};
+
+const program = new Command()
+  .name("bench")
+  .description("petset benchmarks; results in <out>/<name>-<backend>.json")
+  .option("--only <name...>", `run only these (${BENCHMARKS.map((b) => b.name).join(", ")})`)
+  .addOption(
+    new Option("--backend <b>", "where to run").choices(["embedded", "real", "both"]).default("both"),
+  )
+  .addOption(new Option("--scale <s>", "problem sizes").choices(["small", "full"]).default("small"))
+  .option("--out <dir>", "results directory", "bench/results")
+  .option(
+    "--statefulset",
+    "rollout on real: also time the built-in StatefulSet controller (restarts the shared cluster with PETSET_CLUSTER_STATEFULSET=1, then restores it)",
+    false,
+  )
+  .option("--controller-cpu-prof <dir>", "run the controller under node --cpu-prof, profiles into <dir>")
+  .option("--petsets <n>", "versions: PetSets (overrides --scale)", count)
+  .option("--changes <n>", "versions: template changes per PetSet (overrides --scale)", count)
+  .option("--gc-versions <n>", "versions: excess versions the GC collects (overrides --scale)", count)
+  .option("--pets <n>", "rollout: pets (overrides --scale)", count);
+
+async function main(): Promise<void> {
+  // Exit handlers stop the child processes (controller, petset dev) on Ctrl-C too.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
+  program.parse(process.argv);
+  const flags = program.opts<Flags>();
+  const unknown = (flags.only ?? []).filter((n) => !BENCHMARKS.some((b) => b.name === n));
+  if (unknown.length > 0) throw new Error(`--only: unknown benchmark ${unknown.join(", ")}`);
+  const selected = BENCHMARKS.filter((b) => !flags.only || flags.only.includes(b.name));
+  const backends: BackendName[] = flags.backend === "both" ? ["embedded", "real"] : [flags.backend];
+  const outDir = resolve(REPO_ROOT, flags.out);
+  const command = `node dist/bench/run.js ${process.argv.slice(2).join(" ")}`.trim();
+  let failures = 0;
+  for (const bench of selected) {
+    for (const backendName of backends) {
+      if (!bench.backends.includes(backendName)) continue;
+      const tag = `[${bench.name}/${backendName}]`;
+      const log = (msg: string) => process.stdout.write(`${tag} ${msg}\n`);
+      const start = machineInfo();
+      const startedAt = new Date().toISOString();
+      const t0 = performance.now();
+      log(`start (scale ${flags.scale}, loadavg ${start.loadavg.join(" ")})`);
+      const backend = await startBackend(backendName, bench.backendOptions ?? {});
+      try {
+        const controllerNodeArgs = flags.controllerCpuProf
+          ? ["--cpu-prof", `--cpu-prof-dir=${resolve(flags.controllerCpuProf)}`]
+          : [];
+        const out = await bench.run({
+          backend,
+          scale: flags.scale,
+          statefulSet: flags.statefulset,
+          controllerNodeArgs,
+          sizes: {
+            petSets: flags.petsets,
+            changes: flags.changes,
+            gcVersions: flags.gcVersions,
+            pets: flags.pets,
+          },
+          log,
+        });
+        const path = writeRecord(outDir, {
+          benchmark: bench.name,
+          backend: backendName,
+          scale: flags.scale,
+          command,
+          startedAt,
+          durationSeconds: Number(((performance.now() - t0) / 1000).toFixed(1)),
+          machine: { start, loadavgEnd: loadavg().map((l) => Number(l.toFixed(2))) },
+          server: { ...backend.describe, ...out.server },
+          parameters: out.parameters,
+          results: out.results,
+          notes: out.notes,
+        });
+        log(`wrote ${path} (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+      } catch (err) {
+        failures++;
+        log(`FAILED: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      } finally {
+        await backend.stop();
+      }
+    }
+  }
+  process.exit(failures > 0 ? 1 : 0);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(2);
+});

@@ -1,0 +1,40 @@
+/** What every benchmark file exports, and what the runner hands it. */
+import type { Backend, BackendName } from "./backends.js";
+
+export type Scale = "small" | "full";
+
+export interface SizeOverrides {
+  petSets?: number;
+  changes?: number;
+  gcVersions?: number;
+  pets?: number;
+}
+
+export interface BenchContext {
+  backend: Backend;
+  scale: Scale;
+  /** Compare with the built-in StatefulSet controller (restarts the shared real cluster). */
+  statefulSet: boolean;
+  /** Sizes given on the command line, over the scale's. */
+  sizes: SizeOverrides;
+  /** Extra node flags for the controller child process (e.g. --cpu-prof). */
+  controllerNodeArgs: string[];
+  log(message: string): void;
+}
+
+export interface BenchOutput {
+  parameters: Record<string, unknown>;
+  results: Record<string, unknown>;
+  notes: string[];
+  /** Extra facts about the backend as it ran (merged into the record's `server`). */
+  server?: Record<string, unknown>;
+}
+
+export interface Benchmark {
+  name: string;
+  description: string;
+  backends: readonly BackendName[];
+  /** Options for the backend this benchmark needs (e.g. a kubelet delay). */
+  backendOptions?: { readyDelayMs?: number };
+  run(ctx: BenchContext): Promise<BenchOutput>;
+}
