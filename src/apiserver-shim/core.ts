@@ -65,6 +65,7 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
   for (const ns of SYSTEM_NAMESPACES)
     if (!store.peek(nsDef, undefined, ns))
       store.create(nsDef, undefined, { metadata: { name: ns } }, systemContext(opts.clock, "kube-apiserver"));
+  objects.beginWatchWindows();
   if (auto) for (const s of [gc, nsc, crdc]) s.poke();
   return {
     objects,

@@ -7,90 +7,18 @@
  */
 import type { AllowListEntry } from "./types.js";
 
-const BUILTIN_MANAGED_FIELDS = [
-  "namespace/lifecycle",
-  "pod/create-defaults",
-  "pod/service-account-token-volume",
-  "pod/spec-immutable",
-  "pod/status-subresource",
-  "pod/delete-unscheduled",
-  "pod/strategic-merge-containers",
-  "pod/table",
-  "service/headless",
-  "service/cluster-ip-immutable",
-  "pvc/create",
-  "pvc/spec-immutable",
-  "lease/crud",
-  "event/core-v1-read-as-events-v1",
-];
-
 export const ALLOW_LIST: readonly AllowListEntry[] = [
-  // managedFields
-  {
-    scenario: BUILTIN_MANAGED_FIELDS,
-    path: "body.metadata.managedFields",
-    reason:
-      "built-in kinds: the shim adds `.` for struct fields and credits fields set by admission/strategy (priority, tolerations, namespace finalizers, service IP families) to the writer",
-  },
-  {
-    scenario: "pod/table",
-    path: "body.rows",
-    reason: "the rows' objects differ only in managedFields (entry above)",
-  },
-  {
-    scenario: "lease/crud",
-    step: "list",
-    path: "body.items",
-    reason: "the items differ only in managedFields (entry above)",
-  },
-  {
-    scenario: ["petset/finalizers", "gc/petset-owns-versions"],
-    path: "body.metadata.managedFields",
-    reason: "custom resources: the shim does not track metadata.finalizers/ownerReferences in managedFields",
-  },
-  {
-    scenario: ["apply/after-update", "apply/petset"],
-    path: "body.metadata.managedFields",
-    reason: "the shim orders managedFields entries by first write; kube puts Apply entries first",
-  },
-  // Go encoding and admission plugins the shim does not run
-  {
-    scenario: "configmap/empty-maps",
-    path: "body",
-    reason: "the shim keeps empty maps that kube's typed encoding (omitempty) drops",
-  },
-  {
-    scenario: "watch/selectors",
-    step: "unlabel-a",
-    path: "body.metadata",
-    reason: "an emptied labels map is kept (see configmap/empty-maps)",
-  },
-  {
-    scenario: "pod/status-subresource",
-    path: "body.status.conditions",
-    reason: "unset metav1.Time fields of pod conditions print as null in kube",
-  },
-  {
-    scenario: "event/core-v1-read-as-events-v1",
-    path: "body",
-    reason:
-      'unset non-omitempty Event fields (eventTime, reportingComponent/Instance) print as null/"" in kube',
-  },
+  // not implemented: events.k8s.io Event validation, admission plugins
   {
     scenario: "event/events-v1-read-as-core-v1",
     path: "body",
     reason:
-      "same null/empty Event fields; the shim does not validate events.k8s.io Events (reportingController, eventTime, type)",
+      "the shim does not validate events.k8s.io Events (reportingController, eventTime, type): it stores what kube refuses",
   },
   {
-    scenario: ["event/events-v1-read-as-core-v1", "service/invalid-port", "service/cluster-ip-immutable"],
+    scenario: "event/events-v1-read-as-core-v1",
     path: "status",
-    reason: "the shim does not validate Events and Service ports/clusterIP changes",
-  },
-  {
-    scenario: ["service/invalid-port", "service/cluster-ip-immutable"],
-    path: "body",
-    reason: "no Service validation in the shim (see status)",
+    reason: "the shim does not validate events.k8s.io Events (see body)",
   },
   {
     scenario: "pod/service-account-token-volume",

@@ -22,17 +22,19 @@ export function compareObjects(lhs: unknown, rhs: unknown, type: TypeNode | unde
 
 function walk(lhs: unknown, rhs: unknown, type: TypeNode | undefined, path: FieldPath, c: Comparison): void {
   if (lhs === undefined && rhs === undefined) return;
-  const isList = Array.isArray(lhs ?? rhs) && (type?.listType() ?? "atomic") !== "atomic";
+  // A null list or map (a nil one in Go) is present but empty: its items are added or
+  // removed, the node itself is not (both empty: a leaf, so null vs empty is a change).
+  const isList =
+    (Array.isArray(lhs) || Array.isArray(rhs)) &&
+    (type?.listType() ?? "atomic") !== "atomic" &&
+    listLike(lhs) &&
+    listLike(rhs);
   const isMap =
-    isPlainObject(lhs ?? rhs) &&
-    !type?.atomicMap() &&
-    (lhs === undefined || isPlainObject(lhs)) &&
-    (rhs === undefined || isPlainObject(rhs));
-  const bothEmptyMaps = isMap && isEmpty(lhs) && isEmpty(rhs);
-  if (isList && (lhs === undefined || Array.isArray(lhs)) && (rhs === undefined || Array.isArray(rhs))) {
+    (isPlainObject(lhs) || isPlainObject(rhs)) && !type?.atomicMap() && mapLike(lhs) && mapLike(rhs);
+  if (isList && !(isEmpty(lhs) && isEmpty(rhs))) {
     mark(lhs, rhs, path, c);
-    const l = (lhs as unknown[] | undefined) ?? [];
-    const r = (rhs as unknown[] | undefined) ?? [];
+    const l = (lhs as unknown[] | null | undefined) ?? [];
+    const r = (rhs as unknown[] | null | undefined) ?? [];
     const items = new Map<string, { pe: PathElement; l?: unknown; r?: unknown }>();
     l.forEach((item, i) => {
       const pe = listItemElement(type, item, i);
@@ -47,10 +49,10 @@ function walk(lhs: unknown, rhs: unknown, type: TypeNode | undefined, path: Fiel
     for (const { pe, l: li, r: ri } of items.values()) walk(li, ri, type?.items(), [...path, pe], c);
     return;
   }
-  if (isMap && !bothEmptyMaps) {
+  if (isMap && !(isEmpty(lhs) && isEmpty(rhs))) {
     mark(lhs, rhs, path, c);
-    const l = (lhs as Record<string, unknown> | undefined) ?? {};
-    const r = (rhs as Record<string, unknown> | undefined) ?? {};
+    const l = (lhs as Record<string, unknown> | null | undefined) ?? {};
+    const r = (rhs as Record<string, unknown> | null | undefined) ?? {};
     for (const k of new Set([...Object.keys(l), ...Object.keys(r)]))
       walk(l[k], r[k], type?.field(k), [...path, { f: k }], c);
     return;
@@ -60,11 +62,20 @@ function walk(lhs: unknown, rhs: unknown, type: TypeNode | undefined, path: Fiel
   else if (!deepEqual(lhs, rhs)) c.modified.insert(path);
 }
 
+function listLike(v: unknown): boolean {
+  return v === undefined || v === null || Array.isArray(v);
+}
+
+function mapLike(v: unknown): boolean {
+  return v === undefined || v === null || isPlainObject(v);
+}
+
 function mark(lhs: unknown, rhs: unknown, path: FieldPath, c: Comparison): void {
   if (lhs === undefined) c.added.insert(path);
   else if (rhs === undefined) c.removed.insert(path);
 }
 
 function isEmpty(v: unknown): boolean {
-  return v === undefined || v === null || (isPlainObject(v) && Object.keys(v).length === 0);
+  if (v === undefined || v === null) return true;
+  return Array.isArray(v) ? v.length === 0 : isPlainObject(v) && Object.keys(v).length === 0;
 }

@@ -73,9 +73,23 @@ function decode(entries: ManagedFieldsEntry[] | undefined): Manager[] {
     }));
 }
 
+/** kube's order (sortEncodedManagedFields): Apply before Update, then by time (seconds), manager, apiVersion, subresource. */
+function byKubeOrder(p: Manager, q: Manager): number {
+  const seconds = (m: Manager) => (m.time ? Math.floor(Date.parse(m.time) / 1000) : 0);
+  const cmp = (a: string | number, b: string | number) => (a < b ? -1 : a > b ? 1 : 0);
+  return (
+    cmp(p.operation, q.operation) ||
+    cmp(seconds(p), seconds(q)) ||
+    cmp(p.manager, q.manager) ||
+    cmp(p.apiVersion, q.apiVersion) ||
+    cmp(p.subresource ?? "", q.subresource ?? "")
+  );
+}
+
 function encode(managers: Manager[]): ManagedFieldsEntry[] {
   return managers
     .filter((m) => !m.set.empty())
+    .sort(byKubeOrder)
     .map((m) => ({
       manager: m.manager,
       operation: m.operation,

@@ -63,6 +63,9 @@ export const secretsDefinition = defineBuiltin({
   table: secretTable,
   fieldLabels: (o) => ({ type: String(o.type ?? "") }),
   strategy: {
+    applyDefaults(o) {
+      o.type ??= "Opaque";
+    },
     prepareForCreate(o) {
       o.type ??= "Opaque";
       foldStringData(o);

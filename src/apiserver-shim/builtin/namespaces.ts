@@ -31,6 +31,11 @@ export const namespacesDefinition = defineBuiltin({
   table: namespaceTable,
   fieldLabels: (o) => ({ "status.phase": String(((o.status ?? {}) as Obj).phase ?? "") }),
   strategy: {
+    // SetDefaults_Namespace: the writer owns the name label; the strategy's finalizer is no one's.
+    applyDefaults(ns) {
+      if (ns.metadata.name)
+        ns.metadata.labels = { ...ns.metadata.labels, "kubernetes.io/metadata.name": ns.metadata.name };
+    },
     prepareForCreate(ns) {
       ns.spec = { ...(isPlainObject(ns.spec) ? ns.spec : {}), finalizers: [NAMESPACE_FINALIZER] };
       ns.status = { phase: "Active" };

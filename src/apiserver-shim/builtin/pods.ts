@@ -21,7 +21,7 @@ function defaultContainer(c: Obj): void {
   if (Array.isArray(c.ports)) for (const p of c.ports) if (isPlainObject(p)) p.protocol ??= "TCP";
 }
 
-/** The defaults kube's API server fills in a pod spec (also used for templates by tests). */
+/** kube's scheme defaults of a pod spec (SetDefaults_PodSpec and friends): the writer owns them. */
 export function defaultPodSpec(spec: Obj): void {
   spec.restartPolicy ??= "Always";
   spec.terminationGracePeriodSeconds ??= 30;
@@ -29,12 +29,21 @@ export function defaultPodSpec(spec: Obj): void {
   spec.securityContext ??= {};
   spec.schedulerName ??= "default-scheduler";
   spec.enableServiceLinks ??= true;
+  if (typeof spec.serviceAccount === "string" && spec.serviceAccount)
+    spec.serviceAccountName ??= spec.serviceAccount;
+  for (const key of ["containers", "initContainers"])
+    if (Array.isArray(spec[key])) for (const c of spec[key]) if (isPlainObject(c)) defaultContainer(c);
+}
+
+/**
+ * What kube's admission plugins add to a new pod (Priority, ServiceAccount,
+ * DefaultTolerationSeconds): set after managedFields are computed, so no one owns them.
+ */
+function admitPodSpec(spec: Obj): void {
   spec.priority ??= 0;
   spec.preemptionPolicy ??= "PreemptLowerPriority";
   spec.serviceAccountName ??= spec.serviceAccount ?? "default";
   spec.serviceAccount ??= spec.serviceAccountName;
-  for (const key of ["containers", "initContainers"])
-    if (Array.isArray(spec[key])) for (const c of spec[key]) if (isPlainObject(c)) defaultContainer(c);
   if (!Array.isArray(spec.tolerations)) spec.tolerations = [];
   const tol = spec.tolerations as Obj[];
   for (const key of ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"])
@@ -80,9 +89,13 @@ export const podsDefinition = defineBuiltin({
   },
   strategy: {
     tracksGeneration: true,
+    applyDefaults(pod) {
+      if (isPlainObject(pod.spec)) defaultPodSpec(pod.spec);
+    },
     prepareForCreate(pod) {
       if (!isPlainObject(pod.spec)) pod.spec = {};
       defaultPodSpec(pod.spec as Obj);
+      admitPodSpec(pod.spec as Obj);
       const gated =
         Array.isArray((pod.spec as Obj).schedulingGates) &&
         ((pod.spec as Obj).schedulingGates as unknown[]).length > 0;
@@ -101,7 +114,7 @@ export const podsDefinition = defineBuiltin({
     },
     validate: (pod) => validatePodSpec(pod.spec),
     prepareForUpdate(pod) {
-      if (isPlainObject(pod.spec)) defaultPodSpec(pod.spec);
+      if (isPlainObject(pod.spec)) admitPodSpec(pod.spec);
     },
     validateUpdate: (pod, old) => [...validatePodSpec(pod.spec), ...validatePodUpdate(pod, old)],
     gracePeriod,

@@ -1,8 +1,9 @@
-/** Services: ClusterIP allocation from 10.96.0.0/16 and kube's spec defaults. */
+/** Services: ClusterIP allocation from 10.96.0.0/16, kube's spec defaults, port and clusterIP validation. */
 import type { ObjectStore } from "../storage/object-store.js";
 import { serviceTable } from "../tables/builtin-tables.js";
 import { isPlainObject } from "../types.js";
 import { defineBuiltin } from "./define.js";
+import { normalizeClusterIPs, validateService, validateServiceUpdate } from "./service-validation.js";
 
 type Obj = Record<string, unknown>;
 
@@ -28,6 +29,20 @@ export function servicesDefinition(objects: ObjectStore) {
     status: true,
     table: serviceTable,
     strategy: {
+      applyDefaults(svc) {
+        if (!isPlainObject(svc.spec)) return;
+        const spec = svc.spec;
+        spec.type ??= "ClusterIP";
+        spec.sessionAffinity ??= "None";
+        if (spec.type !== "ExternalName") spec.internalTrafficPolicy ??= "Cluster";
+        if (Array.isArray(spec.ports))
+          for (const p of spec.ports)
+            if (isPlainObject(p)) {
+              p.protocol ??= "TCP";
+              p.targetPort ??= p.port;
+            }
+      },
+      // The REST storage allocates IPs and families after managedFields: no one owns them.
       prepareForCreate(svc) {
         const spec = (isPlainObject(svc.spec) ? svc.spec : {}) as Obj;
         svc.spec = spec;
@@ -36,16 +51,10 @@ export function servicesDefinition(objects: ObjectStore) {
         if (spec.type !== "ExternalName") {
           if (!spec.clusterIP) spec.clusterIP = allocateClusterIP(objects);
           spec.clusterIPs ??= [spec.clusterIP];
-          spec.ipFamilies ??= spec.clusterIP === "None" ? ["IPv4"] : ["IPv4"];
+          spec.ipFamilies ??= ["IPv4"];
           spec.ipFamilyPolicy ??= "SingleStack";
           spec.internalTrafficPolicy ??= "Cluster";
         }
-        if (Array.isArray(spec.ports))
-          for (const p of spec.ports)
-            if (isPlainObject(p)) {
-              p.protocol ??= "TCP";
-              p.targetPort ??= p.port;
-            }
         svc.status = { loadBalancer: {} };
       },
       prepareForUpdate(svc, old) {
@@ -55,7 +64,10 @@ export function servicesDefinition(objects: ObjectStore) {
         spec.clusterIP ??= oldSpec.clusterIP;
         spec.clusterIPs ??= oldSpec.clusterIPs;
         spec.type ??= "ClusterIP";
+        normalizeClusterIPs(svc, old);
       },
+      validate: validateService,
+      validateUpdate: (svc, old) => [...validateService(svc), ...validateServiceUpdate(svc, old)],
     },
   });
 }

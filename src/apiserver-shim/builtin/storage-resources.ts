@@ -17,6 +17,9 @@ export const pvcDefinition = defineBuiltin({
   status: true,
   table: pvcTable,
   strategy: {
+    applyDefaults(pvc) {
+      if (isPlainObject(pvc.spec)) pvc.spec.volumeMode ??= "Filesystem";
+    },
     prepareForCreate(pvc) {
       const spec = (isPlainObject(pvc.spec) ? pvc.spec : {}) as Obj;
       pvc.spec = spec;
@@ -51,6 +54,11 @@ export const pvDefinition = defineBuiltin({
   status: true,
   table: pvTable,
   strategy: {
+    applyDefaults(pv) {
+      if (!isPlainObject(pv.spec)) return;
+      pv.spec.persistentVolumeReclaimPolicy ??= "Retain";
+      pv.spec.volumeMode ??= "Filesystem";
+    },
     prepareForCreate(pv) {
       const spec = (isPlainObject(pv.spec) ? pv.spec : {}) as Obj;
       pv.spec = spec;

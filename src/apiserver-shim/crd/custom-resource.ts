@@ -3,6 +3,7 @@
  * defaults and validates; status and scale subresources as the CRD declares them.
  */
 
+import { builtinTypeRoot } from "../builtin/openapi-docs.js";
 import {
   type ResourceDefinition,
   type ResourceStrategy,
@@ -124,12 +125,12 @@ function crStrategy(
       // kube reports the pruned paths sorted.
       return droppedFields(obj, copy).sort();
     },
+    // Pruning and defaulting are part of decoding in kube: the writer owns the defaults.
+    applyDefaults: normalize,
     prepareForCreate(obj) {
       if (hasStatus) delete obj.status;
-      normalize(obj);
     },
     validate: (obj) => (schema ? validateObject(schema, obj, undefined, specScale(obj)) : specScale(obj)),
-    prepareForUpdate: (obj) => normalize(obj),
     validateUpdate: (obj, old) =>
       schema ? validateObject(schema, obj, old, specScale(obj)) : specScale(obj),
     prepareForStatusUpdate(obj, old) {
@@ -163,6 +164,21 @@ function selectableFieldLabels(fields: { jsonPath: string }[] | undefined): Fiel
   };
 }
 
+const objectMetaType = builtinTypeRoot("api/v1", "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+
+/**
+ * The CR schema with kube's ObjectMeta at `metadata` (apiextensions publishes the root's
+ * metadata as a $ref to it): finalizers are a set, ownerReferences a map keyed by uid, so
+ * managedFields track them item by item.
+ */
+function withObjectMeta(root: TypeNode): TypeNode {
+  return {
+    ...root,
+    field: (name) => (name === "metadata" ? (objectMetaType() ?? root.field(name)) : root.field(name)),
+    hasField: (name) => name === "metadata" || root.hasField(name),
+  };
+}
+
 /** Definitions for every served version of a CRD. */
 export function customResourceDefinitions(spec: CrdSpec): ResourceDefinition[] {
   const storage = spec.versions.find((v) => v.storage)?.name ?? spec.versions[0]?.name ?? "v1";
@@ -184,7 +200,7 @@ export function customResourceDefinitions(spec: CrdSpec): ResourceDefinition[] {
         strategy: crStrategy(schema, hasStatus, v.subresources?.scale),
         table: printerColumnsTable(v.additionalPrinterColumns),
         typeRoot: () => {
-          if (!root && schema) root = schemaTypeNode(schema);
+          if (!root && schema) root = withObjectMeta(schemaTypeNode(schema));
           return root;
         },
         strategicMerge: false,

@@ -19,10 +19,11 @@ import {
 } from "../errors.js";
 import { decodeKubeProtobuf, PROTOBUF_CONTENT_TYPE } from "../protobuf/decode.js";
 import { type DeleteOptions, deleteCollection, deleteObject } from "../registry/deletion.js";
-import { type GenericStore, type ListOptions, present } from "../registry/generic-store.js";
+import type { GenericStore, ListOptions } from "../registry/generic-store.js";
 import { patchObject } from "../registry/patching.js";
 import type { RequestContext, ResourceDefinition } from "../registry/resource.js";
 import type { ResourceRegistry } from "../registry/resource-registry.js";
+import { present } from "../registry/stored-form.js";
 import { buildTable, type IncludeObject, partialObjectMetadata } from "../tables/table.js";
 import { deepClone, isPlainObject, type KubeObject } from "../types.js";
 import { bindPod } from "./binding.js";

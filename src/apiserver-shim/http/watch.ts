@@ -6,8 +6,9 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { expired } from "../errors.js";
-import { type GenericStore, readOnlyView } from "../registry/generic-store.js";
+import type { GenericStore } from "../registry/generic-store.js";
 import { grKey, type ResourceDefinition } from "../registry/resource.js";
+import { readOnlyView } from "../registry/stored-form.js";
 import type { StoreEvent } from "../storage/event-log.js";
 import { buildTable, type IncludeObject, partialObjectMetadata } from "../tables/table.js";
 import type { KubeObject } from "../types.js";
@@ -112,10 +113,11 @@ export function serveWatch(
     unsubscribe = store.objects.subscribe(deliver);
   } else {
     const n = Number(rv);
-    const backlog = Number.isFinite(n) ? store.objects.eventsSince(n) : undefined;
+    const backlog = Number.isFinite(n) ? store.objects.eventsSince(gr, n) : undefined;
     if (!backlog) {
-      const oldest = store.objects.oldestResumable();
-      send("ERROR", expired(`too old resource version: ${rv} (${oldest + 1})`).status);
+      // kube: "too old resource version: N (M)", M the newest resourceVersion no longer in the window.
+      const oldest = store.objects.oldestResumable(gr);
+      send("ERROR", expired(`too old resource version: ${rv} (${oldest})`).status);
       res.end();
       return;
     }

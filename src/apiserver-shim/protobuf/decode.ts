@@ -4,37 +4,13 @@
  * apiVersion/kind), then the typed message by generated descriptors, with Go's JSON rules
  * (inline embedding, omitempty, pointers) and kube's well-known wrappers.
  */
-import { readFileSync } from "node:fs";
-import { locateAsset } from "../assets.js";
 import { badRequest, unsupportedMediaType } from "../errors.js";
+import { loadDescriptors as load, META, SPECIAL_TYPES as SPECIAL } from "./descriptors.js";
 import { readFields, readPackedVarints, toSigned, type WireField } from "./wire.js";
-
-interface Field {
-  n: number;
-  json: string;
-  type: string;
-  repeated?: boolean;
-  map?: [string, string];
-  inline?: boolean;
-  omitEmpty?: boolean;
-  pointer?: boolean;
-}
-
-interface Descriptors {
-  roots: Record<string, string>;
-  messages: Record<string, Record<string, Field>>;
-}
 
 export const PROTOBUF_CONTENT_TYPE = "application/vnd.kubernetes.protobuf";
 const MAGIC = [0x6b, 0x38, 0x73, 0x00];
-const META = "k8s.io.apimachinery.pkg.apis.meta.v1.";
 const text = new TextDecoder("utf-8", { fatal: false });
-
-let descriptors: Descriptors | undefined;
-function load(): Descriptors {
-  descriptors ??= JSON.parse(readFileSync(locateAsset("protobuf/descriptors.json"), "utf8")) as Descriptors;
-  return descriptors;
-}
 
 /** The JSON object carried by a protobuf request body. */
 export function decodeKubeProtobuf(body: Uint8Array): Record<string, unknown> {
@@ -137,16 +113,6 @@ function scalarOrMessage(type: string, w: WireField): unknown {
   }
   return SPECIAL.has(type) ? special(type, bytes) : decodeMessage(type, bytes);
 }
-
-const SPECIAL = new Set([
-  `${META}Time`,
-  `${META}MicroTime`,
-  `${META}Duration`,
-  `${META}FieldsV1`,
-  "k8s.io.apimachinery.pkg.runtime.RawExtension",
-  "k8s.io.apimachinery.pkg.util.intstr.IntOrString",
-  "k8s.io.apimachinery.pkg.api.resource.Quantity",
-]);
 
 /** kube's wrappers that have their own JSON form (undefined = zero value, omitted). */
 function special(type: string, bytes: Uint8Array): unknown {

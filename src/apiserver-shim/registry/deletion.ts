@@ -7,8 +7,9 @@
 import { badRequest, conflict, notFound } from "../errors.js";
 import { rfc3339 } from "../time.js";
 import { deepClone, type KubeObject } from "../types.js";
-import { type GenericStore, type ListOptions, present } from "./generic-store.js";
+import type { GenericStore, ListOptions } from "./generic-store.js";
 import { grKey, type RequestContext, type ResourceDefinition } from "./resource.js";
+import { present } from "./stored-form.js";
 
 export type PropagationPolicy = "Background" | "Foreground" | "Orphan";
 

@@ -26,6 +26,8 @@ import { matchesRequirements, parseLabelSelector } from "../selectors/label-sele
 import type { ObjectStore } from "../storage/object-store.js";
 import type { Clock } from "../time.js";
 import { deepClone, deepEqual, isPlainObject, type KubeObject } from "../types.js";
+import { decodeContinue, encodeContinue } from "./continue-token.js";
+import { goEncode, goZeroObject } from "./go-encoding.js";
 import {
   generateName,
   initSystemFields,
@@ -36,6 +38,7 @@ import {
   validateName,
 } from "./object-meta.js";
 import { apiVersionOf, grKey, type RequestContext, type ResourceDefinition } from "./resource.js";
+import { present, readOnlyView, storedForm } from "./stored-form.js";
 
 export interface ListOptions {
   labelSelector?: string;
@@ -136,6 +139,22 @@ export class GenericStore {
       throw new ApiError(500, "InternalError", "resourceVersion should not be set on objects to be created");
     initSystemFields(obj, ctx.now, def.strategy.tracksGeneration ?? false);
     this.checkUnknownFields(def, obj, ctx);
+    def.strategy.applyDefaults?.(obj);
+    // kube's field manager sees the decoded, defaulted object, before admission and the
+    // strategy: what they set is owned by no one.
+    const supplied = m.managedFields !== undefined && m.managedFields.length > 0;
+    const managedFields =
+      opts.managedFieldsDone || supplied
+        ? m.managedFields
+        : managedFieldsAfterUpdate({
+            old: goZeroObject(apiVersionOf(def), def.kind),
+            updated: goEncode(deepClone(obj)),
+            type: def.typeRoot(),
+            manager: ctx.fieldManager,
+            apiVersion: apiVersionOf(def),
+            scope: { subresource: "", statusSubresource: !!def.status },
+            now: ctx.now,
+          });
     def.strategy.prepareForCreate?.(obj, ctx);
     const errs: FieldError[] = [
       ...validateName(m.name, def.nameRule ?? "subdomain"),
@@ -146,22 +165,12 @@ export class GenericStore {
     if (def.namespaced) this.checkNamespace(def, m.namespace!, m.name!, true);
     def.strategy.admit?.(obj, ctx);
     def.strategy.canonicalize?.(obj);
-    if (!opts.managedFieldsDone && !(m.managedFields && m.managedFields.length > 0)) {
-      const mf = managedFieldsAfterUpdate({
-        old: undefined,
-        updated: obj,
-        type: def.typeRoot(),
-        manager: ctx.fieldManager,
-        apiVersion: apiVersionOf(def),
-        scope: { subresource: "", statusSubresource: !!def.status },
-        now: ctx.now,
-      });
-      if (mf) m.managedFields = mf;
-      else delete m.managedFields;
-    }
+    if (managedFields) obj.metadata.managedFields = managedFields;
+    else delete obj.metadata.managedFields;
     if (this.peek(def, m.namespace, m.name!)) throw alreadyExists(def, m.name!);
-    if (ctx.dryRun) return present(def, toStorage(def, obj));
-    return present(def, this.objects.write(grKey(def), toStorage(def, obj)));
+    const encoded = storedForm(def, goEncode(obj));
+    if (ctx.dryRun) return present(def, encoded);
+    return present(def, this.objects.write(grKey(def), encoded));
   }
 
   /**
@@ -201,10 +210,11 @@ export class GenericStore {
     ctx: RequestContext,
     opts: WriteOptions = {},
   ): KubeObject {
-    const old = present(def, stored);
+    const old = goEncode(present(def, stored));
     let next = proposed;
     keepSystemFields(next, old);
     this.checkUnknownFields(def, next, ctx);
+    def.strategy.applyDefaults?.(next);
     const sub = ctx.subresource ?? "";
     if (sub === "status") {
       if (def.strategy.prepareForStatusUpdate) def.strategy.prepareForStatusUpdate(next, old, ctx);
@@ -225,6 +235,7 @@ export class GenericStore {
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     next.apiVersion = apiVersionOf(def);
     next.kind = def.kind;
+    next = goEncode(next);
     next.metadata.resourceVersion = old.metadata.resourceVersion;
     if (!opts.managedFieldsDone) {
       const supplied = next.metadata.managedFields;
@@ -252,9 +263,9 @@ export class GenericStore {
     const m = next.metadata;
     const finalized = !m.finalizers?.length && !def.strategy.pendingFinalization?.(next);
     if (m.deletionTimestamp && finalized && !(m.deletionGracePeriodSeconds ?? 0)) {
-      return present(def, this.objects.remove(grKey(def), stored, toStorage(def, next))!);
+      return present(def, this.objects.remove(grKey(def), stored, storedForm(def, next))!);
     }
-    return present(def, this.objects.write(grKey(def), toStorage(def, next)));
+    return present(def, this.objects.write(grKey(def), storedForm(def, next)));
   }
 
   /** Internal write for the shim's own controllers (GC, namespace and CRD finalizers). */
@@ -354,52 +365,6 @@ function withoutTimes(o: KubeObject): unknown {
   return (o.metadata.managedFields ?? []).map((e) => ({ ...e, time: undefined }));
 }
 
-export function storageApiVersion(def: ResourceDefinition): string {
-  return def.group ? `${def.group}/${def.storageVersion}` : def.storageVersion;
-}
-
-/** A copy of a stored object at the definition's version. */
-export function present(def: ResourceDefinition, o: KubeObject): KubeObject {
-  const c = def.convert ? def.convert.fromStorage(deepClone(o)) : deepClone(o);
-  c.apiVersion = apiVersionOf(def);
-  c.kind = def.kind;
-  return c;
-}
-
-/**
- * The object at the definition's version for read-only use (serialising, matching): a
- * shallow copy sharing nested data with the store. Never mutate it.
- */
-export function readOnlyView(def: ResourceDefinition, o: KubeObject): KubeObject {
-  if (def.convert) return present(def, o);
-  return { ...o, apiVersion: apiVersionOf(def), kind: def.kind };
-}
-
-/** The stored form of an object given at the definition's version. */
-export function toStorage(def: ResourceDefinition, o: KubeObject): KubeObject {
-  if (def.convert) return def.convert.toStorage(o);
-  o.apiVersion = storageApiVersion(def);
-  return o;
-}
-
 function keyOf(o: KubeObject): string {
   return `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
-}
-
-function encodeContinue(rv: string, start: string): string {
-  return Buffer.from(
-    JSON.stringify({ v: "meta.k8s.io/v1", rv: Number(rv), start: `${start}\u0000` }),
-  ).toString("base64url");
-}
-
-function decodeContinue(token: string): { rv: number; start: string } {
-  try {
-    const t = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as { rv: number; start: string };
-    if (typeof t.start !== "string") throw new Error("no start");
-    return { rv: t.rv, start: t.start.endsWith("\u0000") ? t.start.slice(0, -1) : t.start };
-  } catch {
-    throw badRequest(
-      "continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)",
-    );
-  }
 }

@@ -10,8 +10,9 @@ import { applyJsonPatch } from "../patch/json-patch.js";
 import { applyMergePatch } from "../patch/merge-patch.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
 import { deepClone, isPlainObject, type KubeObject } from "../types.js";
-import { type GenericStore, present } from "./generic-store.js";
+import type { GenericStore } from "./generic-store.js";
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from "./resource.js";
+import { present } from "./stored-form.js";
 
 export const JSON_PATCH = "application/json-patch+json";
 export const MERGE_PATCH = "application/merge-patch+json";

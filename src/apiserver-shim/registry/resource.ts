@@ -26,6 +26,12 @@ export interface RequestContext {
  * friends). Every hook is optional; the generic store supplies kube's common behaviour.
  */
 export interface ResourceStrategy {
+  /**
+   * kube's scheme defaulting, applied to every decoded body (create, update, patch): the
+   * writer owns the fields it fills in. Mutations of admission plugins and of the strategy
+   * belong in prepareForCreate/prepareForUpdate, which run after managedFields are computed.
+   */
+  applyDefaults?(obj: KubeObject): void;
   /** Clear or set fields on create (e.g. drop status when a status subresource exists). */
   prepareForCreate?(obj: KubeObject, ctx: RequestContext): void;
   validate?(obj: KubeObject, ctx: RequestContext): FieldError[];

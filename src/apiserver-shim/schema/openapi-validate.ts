@@ -3,83 +3,26 @@
  * is what apiextensions-apiserver runs on every custom resource: the same checks, the same
  * order (type, allOf/anyOf/oneOf/not, string, format, number, array, enum, object), the same
  * error names (`spec.replicas`, `spec.containers[0].image`) and messages (`... in body ...`).
- * The results are turned into field errors in openapi-errors.ts.
+ * The checks of one node are in openapi-checks.ts; the results are turned into field errors
+ * in openapi-errors.ts.
  */
 import { listItemCorrelator, oldEntry } from "./correlate.js";
 import { checkFormat } from "./formats.js";
-import { goFloat, goNumber, goQuote } from "./go-format.js";
+import { goQuote } from "./go-format.js";
+import {
+  enumError,
+  IN,
+  invalidType,
+  kindOf,
+  numberErrors,
+  type Result,
+  stringError,
+  typeErrors,
+  validationError,
+} from "./openapi-checks.js";
 import { additionalSchema, canonicalJson, type SchemaNode } from "./structural.js";
 
-export type OpenApiCode =
-  | "invalidType"
-  | "required"
-  | "tooLong"
-  | "tooShort"
-  | "pattern"
-  | "enum"
-  | "multipleOf"
-  | "max"
-  | "min"
-  | "unique"
-  | "maxItems"
-  | "minItems"
-  | "tooFewProperties"
-  | "tooManyProperties"
-  | "unallowedProperty";
-
-/** A kube-openapi `errors.Validation` (with a code) or a plain composite message. */
-export type OpenApiError =
-  | {
-      kind: "validation";
-      code: OpenApiCode;
-      name: string;
-      message: string;
-      value?: unknown;
-      values?: unknown[];
-      limit?: number;
-    }
-  | { kind: "plain"; message: string };
-
-interface Result {
-  errors: OpenApiError[];
-  matchCount: number;
-}
-
-const IN = "body";
-
-type Kind = "null" | "boolean" | "string" | "number" | "array" | "object";
-
-function kindOf(v: unknown): Kind {
-  if (v === null || v === undefined) return "null";
-  if (Array.isArray(v)) return "array";
-  switch (typeof v) {
-    case "boolean":
-      return "boolean";
-    case "string":
-      return "string";
-    case "number":
-    case "bigint":
-      return "number";
-    default:
-      return "object";
-  }
-}
-
-const v = (
-  code: OpenApiCode,
-  name: string,
-  message: string,
-  extra: Partial<OpenApiError> = {},
-): OpenApiError => ({ kind: "validation", code, name, message, ...extra }) as OpenApiError;
-
-/** `InvalidType`: `<name> in body must be of type <t>[: "<value>"]`. */
-function invalidType(name: string, typeName: string, value: unknown): OpenApiError {
-  const message =
-    typeof value === "string"
-      ? `${name} in ${IN} must be of type ${typeName}: ${goQuote(value)}`
-      : `${name} in ${IN} must be of type ${typeName}`;
-  return v("invalidType", name, message, { value });
-}
+export type { OpenApiCode, OpenApiError } from "./openapi-checks.js";
 
 /**
  * Validates `data` against `s`, naming values from `path` (kube-openapi's `Path`). With
@@ -158,93 +101,6 @@ function validateNode(
   return res;
 }
 
-function typeErrors(s: SchemaNode, data: unknown, kind: Kind, path: string): OpenApiError[] {
-  let schType: string;
-  let format = "";
-  if (kind === "number") {
-    const isInt = Number.isInteger(Number(data));
-    schType = isInt ? "integer" : "number";
-    format = isInt ? "int64" : "float64";
-  } else {
-    schType = kind;
-  }
-  const isIntFloat = schType === "integer" && s.types.includes("number");
-  if (
-    kind !== "string" &&
-    kind !== "array" &&
-    s.format !== "" &&
-    !(
-      s.types.includes(schType) ||
-      format === s.format ||
-      isIntFloat ||
-      (s.format === "int64" && format === "int32")
-    )
-  ) {
-    return [invalidType(path, s.format, format)];
-  }
-  if (
-    !(s.types.includes("number") || s.types.includes("integer")) &&
-    s.format !== "" &&
-    (kind === "string" || kind === "array")
-  ) {
-    return [];
-  }
-  if (!(s.types.includes(schType) || isIntFloat)) return [invalidType(path, s.types.join(","), schType)];
-  return [];
-}
-
-function stringError(s: SchemaNode, data: string, path: string): OpenApiError | undefined {
-  const length = s.maxLength !== undefined || s.minLength !== undefined ? [...data].length : 0;
-  if (s.maxLength !== undefined && length > s.maxLength) {
-    return v("tooLong", path, `${path} in ${IN} should be at most ${s.maxLength} chars long`, {
-      value: data,
-      limit: s.maxLength,
-    });
-  }
-  if (s.minLength !== undefined && length < s.minLength) {
-    return v("tooShort", path, `${path} in ${IN} should be at least ${s.minLength} chars long`, {
-      value: data,
-    });
-  }
-  if (s.pattern !== undefined && s.patternRegExp && !s.patternRegExp.test(data)) {
-    return v("pattern", path, `${path} in ${IN} should match '${s.pattern}'`, { value: data });
-  }
-  return undefined;
-}
-
-function numberErrors(s: SchemaNode, data: number, path: string): OpenApiError[] {
-  const errs: OpenApiError[] = [];
-  const isInt = Number.isInteger(data);
-  // kube-openapi compares ints with the bound truncated to int64, floats with the float bound.
-  const bound = (b: number): string => (isInt ? goNumber(Math.trunc(b)) : goFloat(b));
-  const cmpBound = (b: number): number => (isInt ? Math.trunc(b) : b);
-  if (s.multipleOf !== undefined && s.multipleOf > 0) {
-    const q = data / s.multipleOf;
-    if (Math.abs(q - Math.round(q)) > 1e-9) {
-      errs.push(
-        v("multipleOf", path, `${path} in ${IN} should be a multiple of ${goNumber(s.multipleOf)}`, {
-          value: data,
-        }),
-      );
-    }
-  }
-  if (s.minimum !== undefined) {
-    const m = cmpBound(s.minimum);
-    if (s.exclusiveMinimum ? data <= m : data < m) {
-      const rel = s.exclusiveMinimum ? "greater than" : "greater than or equal to";
-      errs.push(v("min", path, `${path} in ${IN} should be ${rel} ${bound(s.minimum)}`, { value: data }));
-    }
-  }
-  if (s.maximum !== undefined) {
-    const m = cmpBound(s.maximum);
-    if (s.exclusiveMaximum ? data >= m : data > m) {
-      const rel = s.exclusiveMaximum ? "less than" : "less than or equal to";
-      errs.push(v("max", path, `${path} in ${IN} should be ${rel} ${bound(s.maximum)}`, { value: data }));
-    }
-  }
-  return errs;
-}
-
 function sliceResult(
   s: SchemaNode,
   data: unknown[],
@@ -267,14 +123,14 @@ function sliceResult(
   }
   if (s.minItems !== undefined && data.length < s.minItems) {
     res.errors.push(
-      v("minItems", path, `${path} in ${IN} should have at least ${s.minItems} items`, {
+      validationError("minItems", path, `${path} in ${IN} should have at least ${s.minItems} items`, {
         value: data.length,
       }),
     );
   }
   if (s.maxItems !== undefined && data.length > s.maxItems) {
     res.errors.push(
-      v("maxItems", path, `${path} in ${IN} should have at most ${s.maxItems} items`, {
+      validationError("maxItems", path, `${path} in ${IN} should have at most ${s.maxItems} items`, {
         value: data.length,
         limit: s.maxItems,
       }),
@@ -283,7 +139,7 @@ function sliceResult(
   if (s.uniqueItems) {
     const seen = new Set(data.map((x) => canonicalJson(x)));
     if (seen.size !== data.length)
-      res.errors.push(v("unique", path, `${path} in ${IN} shouldn't contain duplicates`));
+      res.errors.push(validationError("unique", path, `${path} in ${IN} shouldn't contain duplicates`));
   }
   return res;
 }
@@ -298,18 +154,28 @@ function objectResult(
   const keys = Object.keys(data);
   if (s.minProperties !== undefined && keys.length < s.minProperties) {
     res.errors.push(
-      v("tooFewProperties", path, `${path} in ${IN} should have at least ${s.minProperties} properties`, {
-        value: keys.length,
-      }),
+      validationError(
+        "tooFewProperties",
+        path,
+        `${path} in ${IN} should have at least ${s.minProperties} properties`,
+        {
+          value: keys.length,
+        },
+      ),
     );
     return res;
   }
   if (s.maxProperties !== undefined && keys.length > s.maxProperties) {
     res.errors.push(
-      v("tooManyProperties", path, `${path} in ${IN} should have at most ${s.maxProperties} properties`, {
-        value: keys.length,
-        limit: s.maxProperties,
-      }),
+      validationError(
+        "tooManyProperties",
+        path,
+        `${path} in ${IN} should have at most ${s.maxProperties} properties`,
+        {
+          value: keys.length,
+          limit: s.maxProperties,
+        },
+      ),
     );
     return res;
   }
@@ -318,7 +184,9 @@ function objectResult(
     if (s.properties?.has(key)) continue;
     if (s.additionalProperties === false) {
       res.errors.push(
-        v("unallowedProperty", path, `${path}.${key} in ${IN} is a forbidden property`, { value: key }),
+        validationError("unallowedProperty", path, `${path}.${key} in ${IN} is a forbidden property`, {
+          value: key,
+        }),
       );
     } else if (additional) {
       const r = validateOpenApi(
@@ -345,7 +213,8 @@ function objectResult(
     }
   }
   for (const k of s.required) {
-    if (!(k in data)) res.errors.push(v("required", `${path}.${k}`, `${path}.${k} in ${IN} is required`));
+    if (!(k in data))
+      res.errors.push(validationError("required", `${path}.${k}`, `${path}.${k} in ${IN} is required`));
   }
   return res;
 }
@@ -420,15 +289,4 @@ function schemaProps(s: SchemaNode, data: unknown, path: string): Result {
     res.errors.push({ kind: "plain", message: `${goQuote(path)} must not validate the schema (not)` });
   }
   return res;
-}
-
-function enumError(s: SchemaNode, data: unknown, path: string): OpenApiError | undefined {
-  if (!s.enum || s.enum.length === 0) return undefined;
-  const key = canonicalJson(data ?? null);
-  if (s.enum.some((e) => canonicalJson(e ?? null) === key)) return undefined;
-  const listed = s.enum.map((e) => (typeof e === "string" ? e : JSON.stringify(e))).join(" ");
-  return v("enum", path, `${path} in ${IN} should be one of [${listed}]`, {
-    value: data ?? null,
-    values: [...s.enum],
-  });
 }

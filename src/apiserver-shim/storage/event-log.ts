@@ -13,38 +13,42 @@ export interface StoreEvent {
 }
 
 /**
- * The bounded window of recent events a watch can resume from. Events older than the
- * window are gone: a watch asking for them gets 410 Expired, as from kube's watch cache.
+ * The bounded window of recent events of one resource a watch can resume from. Events older
+ * than the window are gone: a watch asking for them gets 410 Expired, as from kube's watch
+ * cache (`getAllEventsSinceLocked`).
  */
 export class EventLog {
   private events: StoreEvent[] = [];
-  /** Highest resourceVersion no longer available (events at or below it were dropped). */
-  private compactedRv: number;
+  /** Oldest resourceVersion a watch may start from. */
+  private floorRv: number;
 
+  /** `startRv`: where the window starts (kube: the resourceVersion of the cache's initial list). */
   constructor(
     private readonly capacity: number,
     startRv: number,
   ) {
-    this.compactedRv = startRv;
+    this.floorRv = startRv;
   }
 
   append(e: StoreEvent): void {
     this.events.push(e);
     if (this.events.length > this.capacity + Math.max(16, this.capacity >> 4)) {
-      const drop = this.events.length - this.capacity;
-      this.compactedRv = this.events[drop - 1]!.rv;
-      this.events.splice(0, drop);
+      const gone = this.events.splice(0, this.events.length - this.capacity);
+      this.floorRv = (this.events[0]?.rv ?? gone.at(-1)!.rv + 1) - 1;
     }
   }
 
-  /** Oldest resourceVersion a watch may start from. */
+  /**
+   * Oldest resourceVersion a watch may start from: the window's start until an event was
+   * dropped, then the one just below the oldest event kept (kube's `oldest-1`).
+   */
   oldestResumable(): number {
-    return this.compactedRv;
+    return this.floorRv;
   }
 
   /** Events with rv > `rv`, or undefined when some of them were already dropped. */
   since(rv: number): StoreEvent[] | undefined {
-    if (rv < this.compactedRv) return undefined;
+    if (rv < this.oldestResumable()) return undefined;
     let lo = 0;
     let hi = this.events.length;
     while (lo < hi) {

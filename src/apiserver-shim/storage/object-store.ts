@@ -1,8 +1,12 @@
 /**
- * The one source of truth: every object, the global resourceVersion counter, the recent
- * event window and the subscribers (watches, internal controllers). Writes are synchronous
- * and, with a write-ahead log, durable before they return. Objects handed out are the
- * stored instances: callers must copy before mutating.
+ * The one source of truth: every object, the global resourceVersion counter, one window of
+ * recent events per resource and the subscribers (watches, internal controllers). Writes are
+ * synchronous and, with a write-ahead log, durable before they return. Objects handed out
+ * are the stored instances: callers must copy before mutating.
+ *
+ * The windows are per resource as kube's watch caches are (one cacher per group/resource,
+ * all fed from etcd's one revision counter): writes to Secrets never expire an idle
+ * ConfigMap watch.
  */
 import type { KubeObject } from "../types.js";
 import { EventLog, type StoreEvent, type StoreEventType } from "./event-log.js";
@@ -10,7 +14,7 @@ import { WriteAheadLog } from "./wal.js";
 
 export interface ObjectStoreOptions {
   dataDir?: string;
-  /** How many recent events a watch can resume from (default 10,000). */
+  /** How many recent events of one resource a watch can resume from (default 10,000). */
   watchWindow?: number;
   /** Log records between snapshots (default 5,000). */
   compactEvery?: number;
@@ -27,7 +31,11 @@ export class ObjectStore {
   private readonly byUid = new Map<string, { gr: string; key: string }>();
   private readonly listeners = new Set<StoreListener>();
   private rv = 0;
-  private readonly log: EventLog;
+  /** Per resource (`group/resource`): the events a watch can resume from. */
+  private readonly logs = new Map<string, EventLog>();
+  private readonly watchWindow: number;
+  /** Resource versions at or below this one are outside every window (a fresh log starts here). */
+  private windowStart: number;
   private readonly wal: WriteAheadLog | undefined;
 
   constructor(opts: ObjectStoreOptions = {}) {
@@ -37,7 +45,18 @@ export class ObjectStore {
       this.rv = state.rv;
       for (const o of state.objects) this.put(o.gr, o.key, o.obj);
     }
-    this.log = new EventLog(opts.watchWindow ?? 10_000, this.rv);
+    this.watchWindow = opts.watchWindow ?? 10_000;
+    this.windowStart = this.rv;
+  }
+
+  /**
+   * Starts every resource's window at the current resourceVersion, as kube's watch caches
+   * start from a list when the server starts: a watch from an older resourceVersion (from
+   * before a restart, or from the server's own bootstrap writes) gets 410 Expired.
+   */
+  beginWatchWindows(): void {
+    this.windowStart = this.rv;
+    this.logs.clear();
   }
 
   currentRv(): number {
@@ -105,12 +124,16 @@ export class ObjectStore {
     return gone;
   }
 
-  eventsSince(rv: number): StoreEvent[] | undefined {
-    return this.log.since(rv);
+  /** Events of one resource with rv > `rv`, or undefined when some of them left its window. */
+  eventsSince(gr: string, rv: number): StoreEvent[] | undefined {
+    const log = this.logs.get(gr);
+    if (log) return log.since(rv);
+    return rv < this.windowStart ? undefined : [];
   }
 
-  oldestResumable(): number {
-    return this.log.oldestResumable();
+  /** Oldest resourceVersion a watch of one resource may start from. */
+  oldestResumable(gr: string): number {
+    return this.logs.get(gr)?.oldestResumable() ?? this.windowStart;
   }
 
   subscribe(fn: StoreListener): () => void {
@@ -133,7 +156,12 @@ export class ObjectStore {
   }
 
   private emit(e: StoreEvent): void {
-    this.log.append(e);
+    let log = this.logs.get(e.gr);
+    if (!log) {
+      log = new EventLog(this.watchWindow, this.windowStart);
+      this.logs.set(e.gr, log);
+    }
+    log.append(e);
     if (this.wal?.needsCompaction()) this.wal.compact(this.snapshot());
     for (const l of [...this.listeners]) l(e);
   }

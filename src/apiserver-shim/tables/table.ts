@@ -107,7 +107,8 @@ export function buildTable(
   opts: TableOptions,
 ): Record<string, unknown> {
   const rows: TableRow[] = objs.map((o) => {
-    const row: TableRow = { cells: conv.cells(o, opts.now) };
+    // TableRow.object is a RawExtension (a struct): with includeObject=None Go prints null.
+    const row: TableRow = { cells: conv.cells(o, opts.now), object: null };
     if (opts.includeObject === "Object") row.object = o;
     else if (opts.includeObject === "Metadata") row.object = partialObjectMetadata(o);
     return row;

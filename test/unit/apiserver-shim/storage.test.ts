@@ -20,9 +20,45 @@ describe("object store", () => {
   it("keeps a bounded window of events to resume watches from", () => {
     const s = new ObjectStore({ watchWindow: 4 });
     for (let i = 0; i < 30; i++) s.write("/configmaps", cm(`c${i}`));
-    expect(s.eventsSince(1)).toBeUndefined();
-    const recent = s.eventsSince(28)!;
+    expect(s.eventsSince("/configmaps", 1)).toBeUndefined();
+    const recent = s.eventsSince("/configmaps", 28)!;
     expect(recent.map((e) => e.rv)).toEqual([29, 30]);
+  });
+
+  it("keeps one window per resource under one resourceVersion counter", () => {
+    const s = new ObjectStore({ watchWindow: 4 });
+    s.write("/configmaps", cm("idle"));
+    const idleRv = s.currentRv();
+    for (let i = 0; i < 40; i++) s.write("/secrets", cm(`s${i}`));
+    s.write("/configmaps", cm("later"));
+    expect(s.currentRv()).toBe(42);
+    // Secrets churned far past the window; an idle ConfigMap watch still resumes (kube: one watch cache per resource).
+    expect(s.eventsSince("/configmaps", idleRv)!.map((e) => `${e.rv} ${e.object.metadata.name}`)).toEqual([
+      "42 later",
+    ]);
+    expect(s.eventsSince("/configmaps", 0)!.map((e) => e.rv)).toEqual([1, 42]);
+    expect(s.oldestResumable("/configmaps")).toBe(0);
+    // Secrets expire from their own window: the floor is just below the oldest event kept.
+    expect(s.eventsSince("/secrets", idleRv)).toBeUndefined();
+    const floor = s.oldestResumable("/secrets");
+    // (the window drops in batches: it may hold up to 16 events more than asked for)
+    expect(s.eventsSince("/secrets", floor)!.map((e) => e.rv)).toEqual([36, 37, 38, 39, 40, 41]);
+    expect(s.eventsSince("/secrets", floor - 1)).toBeUndefined();
+    // A resource with no events yet resumes from anything since the windows began.
+    expect(s.eventsSince("/pods", 3)).toEqual([]);
+  });
+
+  it("starts every window at beginWatchWindows, like a watch cache's initial list", () => {
+    const s = new ObjectStore({ watchWindow: 100 });
+    s.write("/namespaces", cm("default"));
+    s.write("/namespaces", cm("kube-system"));
+    s.beginWatchWindows();
+    s.write("/configmaps", cm("a"));
+    expect(s.eventsSince("/configmaps", 1)).toBeUndefined();
+    expect(s.eventsSince("/namespaces", 1)).toBeUndefined();
+    expect(s.oldestResumable("/configmaps")).toBe(2);
+    expect(s.eventsSince("/configmaps", 2)!.map((e) => e.rv)).toEqual([3]);
+    expect(s.eventsSince("/secrets", 2)).toEqual([]);
   });
 
   it("recovers objects and the resourceVersion from snapshot + log, ignoring a torn tail", () => {
@@ -38,7 +74,7 @@ describe("object store", () => {
     expect(b.list("/configmaps").map((o) => o.metadata.name)).toHaveLength(11);
     expect(b.get("/configmaps", "default", "c3")).toBeUndefined();
     expect(b.findByUid("uid-c7")?.object.metadata.name).toBe("c7");
-    expect(b.eventsSince(5)).toBeUndefined();
+    expect(b.eventsSince("/configmaps", 5)).toBeUndefined();
     b.close();
   });
 });
