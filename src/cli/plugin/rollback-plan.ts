@@ -1,7 +1,7 @@
 import { Annotations, type PetSet, type PetSetVersion } from "../../api/index.js";
+import { createMergePatch } from "../../util/merge-patch.js";
 import { contentOf, sameContent, versionedContent } from "../../versions/content.js";
 import { PluginError } from "./errors.js";
-import { createMergePatch } from "../../util/merge-patch.js";
 import { findVersion, updateVersionNumber } from "./version-select.js";
 
 /** What `kubectl petset rollback` will do, decided from what was read; no API calls. */
