@@ -100,9 +100,14 @@ export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector 
         opts.onStartedLeading();
       }
     } else if (leader && now - lastRenew > renewDeadlineMs) {
+      // As client-go: a replica that lost the lease never competes again. Its workers are
+      // gone (the queue is shut down); winning the lease back would make it a leader that
+      // does nothing and keeps every other replica out.
       leader = false;
+      stopped = true;
       log.warn("lost leadership");
       opts.onStoppedLeading();
+      return;
     }
     if (!stopped) timer = setTimeout(tick, retryPeriodMs);
   };

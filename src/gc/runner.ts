@@ -54,9 +54,6 @@ export class VersionGcError extends Error {
  * never hit. When a pod's version cannot be told, it collects nothing: a guess could
  * delete a version in use.
  */
-/** Deletes in flight at once. */
-const GC_PARALLELISM = 8;
-
 export async function runVersionGc(deps: VersionGcDeps, petset: PetSet): Promise<VersionGcResult> {
   const name = petset.metadata.name ?? "";
   const namespace = petset.metadata.namespace ?? "";
@@ -91,11 +88,10 @@ export async function runVersionGc(deps: VersionGcDeps, petset: PetSet): Promise
       else failures.push({ name: versionName, cause: error });
     }
   };
-  // A few deletes in flight (oldest first within each batch): one at a time, collecting a
-  // large backlog took minutes on kube-apiserver (docs/benchmarks.md).
-  for (let i = 0; i < toDelete.length; i += GC_PARALLELISM) {
-    await Promise.all(toDelete.slice(i, i + GC_PARALLELISM).map(deleteOne));
-  }
+  // One at a time, oldest first: if the controller dies mid-way, what is left is the newest
+  // history (the rule). It bounds bulk collection (e.g. after lowering the limit) to the
+  // API's delete rate, see docs/benchmarks.md; in steady state a sync deletes one version.
+  for (const versionName of toDelete) await deleteOne(versionName);
   const order = (a: string, b: string) => toDelete.indexOf(a) - toDelete.indexOf(b);
   result.deleted.sort(order);
   result.alreadyGone.sort(order);

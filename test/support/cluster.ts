@@ -99,7 +99,13 @@ async function startEmbedded(): Promise<Started> {
   const kubeconfigPath = join(dir, "kubeconfig");
   await server.writeKubeconfig(kubeconfigPath);
   const kc = loadKubeConfig({ kubeconfig: kubeconfigPath });
-  const kubelet = await startSimulatedKubelet({ kubeConfig: kc, logger, readyDelayMs: 50 });
+  // `:slow` images take 1.5 s here (5 s by default): slow enough to observe, cheap for the suite.
+  const kubelet = await startSimulatedKubelet({
+    kubeConfig: kc,
+    logger,
+    readyDelayMs: 50,
+    params: { slowDelayMs: 1500 },
+  });
   return {
     kubeconfigPath,
     controllerKubeconfigPath: kubeconfigPath,
@@ -111,14 +117,24 @@ async function startEmbedded(): Promise<Started> {
   };
 }
 
-function startReal(): Started {
+/**
+ * The real control plane of test/cluster. up.sh is idempotent (0.1 s when the cluster runs,
+ * seconds to start it, minutes to build it the first time), so the fixture always calls it:
+ * the kubeconfig of a stopped cluster never passes for a running one.
+ */
+async function startReal(): Promise<Started> {
   const dir = realClusterDir();
-  const kubeconfigPath = join(dir, "kubeconfig");
-  if (!existsSync(kubeconfigPath)) {
-    throw new Error(
-      `PETSET_TEST_BACKEND=real but ${kubeconfigPath} does not exist: run make cluster-up first`,
+  await new Promise<void>((resolveUp, reject) => {
+    execFile(
+      "bash",
+      [join(REPO_ROOT, "test", "cluster", "up.sh")],
+      { timeout: 40 * 60_000, maxBuffer: 64 * 1024 * 1024 },
+      (err, _out, stderr) =>
+        err ? reject(new Error(`test/cluster/up.sh failed: ${stderr.slice(-2000)}`)) : resolveUp(),
     );
-  }
+  });
+  const kubeconfigPath = join(dir, "kubeconfig");
+  if (!existsSync(kubeconfigPath)) throw new Error(`test/cluster/up.sh wrote no ${kubeconfigPath}`);
   const controllerKubeconfigPath = join(dir, "kubeconfig-controller");
   return {
     kubeconfigPath,

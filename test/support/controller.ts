@@ -26,6 +26,8 @@ export interface ControllerHandle {
   stop(): Promise<void>;
   /** Stop without releasing the lease (a crash): another replica waits for it to expire. */
   kill(): Promise<void>;
+  /** The replica lost its Lease (its workers stopped; it never competes again). */
+  lostLeadership(): boolean;
 }
 
 export interface ControllerTestOptions {
@@ -62,6 +64,10 @@ export async function startController(
       retryPeriodMs: opts.retryPeriodMs ?? 500,
     },
   });
+  let lost = false;
+  controller.onLostLeadership = () => {
+    lost = true;
+  };
   await controller.start();
   let stopped = false;
   const halt = async (releaseLease: boolean) => {
@@ -74,6 +80,7 @@ export async function startController(
     controller,
     stop: () => halt(true),
     kill: () => halt(false),
+    lostLeadership: () => lost,
   };
 }
 

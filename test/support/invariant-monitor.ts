@@ -43,7 +43,7 @@ export interface MonitorStats {
   podsCreated: number;
   /** Most distinct contents seen live at once. */
   maxLiveContents: number;
-  /** Most pets in range unavailable at once (after a controller move). */
+  /** Most pets in range unavailable at once after a move (judged, so read after stop()). */
   maxUnavailableSeen: number;
 }
 
@@ -74,6 +74,11 @@ export interface InvariantMonitor {
   statuses(): StatusSnapshot[];
   /** Every `petset.dev/version` label seen on a pod. */
   versionsSeen(): Set<number>;
+  /**
+   * The test is about to delete this pod itself (a user action): its next deletion is logged but
+   * not held against maxUnavailable, which limits the controller, not users.
+   */
+  userDeletes(pod: string): void;
   /** Violations found so far by the rules that need no spec. */
   immediate(): Violation[];
   stats(): MonitorStats;
@@ -191,6 +196,7 @@ export async function startInvariantMonitor(opts: MonitorOptions): Promise<Invar
   const everReady = new Set<string>();
   const moves: PodMove[] = [];
   const seen = new Set<number>();
+  const userDeletions = new Set<string>();
   const logMove = (at: number, pod: PodView, kind: PodMove["kind"]) =>
     moves.push({ at, pod: pod.name, kind, version: pod.version, target: pod.targetVersion });
   const statuses: StatusSnapshot[] = [];
@@ -300,19 +306,22 @@ export async function startInvariantMonitor(opts: MonitorOptions): Promise<Invar
       else if (before.version !== after.version) logMove(now, after, "relabel");
       else if (before.targetVersion !== after.targetVersion) logMove(now, after, "announce");
     }
-    if (before !== undefined && !isTerminating(before) && (after === undefined || isTerminating(after)))
+    if (before !== undefined && !isTerminating(before) && (after === undefined || isTerminating(after))) {
       logMove(now, before, "delete");
-    if (before !== undefined && after !== undefined) {
-      if (!isTerminating(before) && isTerminating(after)) {
-        onMove(now, before, after, `pod ${after.name} (version ${before.version}) deleted`);
-      } else if (before.hash !== after.hash && !isTerminating(after)) {
-        onMove(now, before, after, `pod ${after.name} patched in place to version ${after.version}`);
-        defer(now, "frozen", (spec) =>
-          frozen(spec, after.ordinal) && isRunningAndReady(before)
-            ? `pod ${after.name} moved in place from ${before.hash} to ${after.hash} (version ${after.version})${spec.paused ? " while paused" : " below the partition"}`
-            : undefined,
-        );
-      }
+      if (!userDeletions.delete(before.name))
+        onMove(now, before, after, `pod ${before.name} (version ${before.version}) deleted`);
+    } else if (
+      before !== undefined &&
+      after !== undefined &&
+      before.hash !== after.hash &&
+      !isTerminating(after)
+    ) {
+      onMove(now, before, after, `pod ${after.name} patched in place to version ${after.version}`);
+      defer(now, "frozen", (spec) =>
+        frozen(spec, after.ordinal) && isRunningAndReady(before)
+          ? `pod ${after.name} moved in place from ${before.hash} to ${after.hash} (version ${after.version})${spec.paused ? " while paused" : " below the partition"}`
+          : undefined,
+      );
     }
     if (after !== undefined) {
       if (isRunningAndReady(after)) everReady.add(uid);
@@ -402,6 +411,7 @@ export async function startInvariantMonitor(opts: MonitorOptions): Promise<Invar
   };
 
   return {
+    userDeletes: (pod) => userDeletions.add(pod),
     immediate: () => [...violations],
     moves: () => [...moves],
     versionsSeen: () => new Set(seen),

@@ -38,7 +38,8 @@
  *
  * Deadline: no progress (see lastProgressAt) for progressDeadlineSeconds while not complete
  * and not paused: Progressing=False/ProgressDeadlineExceeded and a Warning. With autoRollback,
- * a rollbackTo step to lastCompleteVersion (unless N already has its content):
+ * once that condition is in status (the next sync), a rollbackTo step to lastCompleteVersion
+ * (unless N already has its content):
  * Progressing=False/RolledBack, then True/RolledBack while the rollback version rolls out.
  */
 import { podName } from "../../api/index.js";
