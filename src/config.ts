@@ -22,8 +22,19 @@ export const ControllerFlagsSchema = CommonFlagsSchema.extend({
   leaderElect: z.boolean().default(true),
   leaseName: z.string().default("petset-controller"),
   leaseNamespace: z.string().default("default"),
+  leaseDuration: z.coerce.number().int().min(1).default(15),
+  renewDeadline: z.coerce.number().int().min(1).default(10),
+  retryPeriod: z.coerce.number().int().min(1).default(2),
   workers: z.coerce.number().int().min(1).max(64).default(4),
-});
+})
+  .refine((f) => f.renewDeadline < f.leaseDuration, {
+    path: ["renewDeadline"],
+    message: "must be less than --lease-duration (a leader must step down before its Lease expires)",
+  })
+  .refine((f) => f.retryPeriod < f.renewDeadline, {
+    path: ["retryPeriod"],
+    message: "must be less than --renew-deadline",
+  });
 export type ControllerConfig = z.infer<typeof ControllerFlagsSchema>;
 
 export const DevFlagsSchema = CommonFlagsSchema.extend({

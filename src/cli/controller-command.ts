@@ -17,7 +17,14 @@ export async function runController(config: ControllerConfig): Promise<void> {
     namespace: config.namespace,
     workers: config.workers,
     leaderElection: config.leaderElect
-      ? { namespace: config.leaseNamespace, name: config.leaseName, identity: `${hostname()}-${process.pid}` }
+      ? {
+          namespace: config.leaseNamespace,
+          name: config.leaseName,
+          identity: `${hostname()}-${process.pid}`,
+          leaseDurationMs: config.leaseDuration * 1000,
+          renewDeadlineMs: config.renewDeadline * 1000,
+          retryPeriodMs: config.retryPeriod * 1000,
+        }
       : undefined,
   });
   const probes = await startProbeServer({

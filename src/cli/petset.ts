@@ -28,6 +28,9 @@ program
   .option("--no-leader-elect", "do not elect a leader (run only one replica)")
   .option("--lease-namespace <ns>", "namespace of the leader-election Lease", "default")
   .option("--lease-name <name>", "name of the leader-election Lease", "petset-controller")
+  .option("--lease-duration <s>", "seconds a leader's Lease is valid without renewal", "15")
+  .option("--renew-deadline <s>", "seconds a leader keeps trying to renew before it steps down", "10")
+  .option("--retry-period <s>", "seconds between Lease acquire/renew attempts", "2")
   .option("--workers <n>", "concurrent syncs", "4")
   .addOption(logLevel())
   .action(async (flags: Record<string, unknown>) => {

@@ -87,8 +87,13 @@ describe("rollout engine: controller killed mid-rollout", () => {
       const versions = await listVersions(env, "cr");
       expect(versions.map((v) => v.spec.version)).toEqual([1, 2]);
       expectWellFormedHistory(versions, "cr");
+      // Events are best effort: a controller killed between creating a version and recording
+      // its Event leaves no Event. What must hold: no Event names a version that does not
+      // exist, and none is recorded twice (no duplicate creation).
       const created = (await eventsFor(env, "cr")).filter((e) => e.reason === "VersionCreated");
-      expect(created.map((e) => e.message?.match(/cr-v[0-9]+/)?.[0]).sort()).toEqual(["cr-v1", "cr-v2"]);
+      const named = created.map((e) => e.message?.match(/cr-v[0-9]+/)?.[0]);
+      expect(new Set(named).size).toBe(named.length);
+      for (const n of named) expect(["cr-v1", "cr-v2"]).toContain(n);
       await expectNoViolations(m);
     },
     4 * TAKEOVER_MS + 2 * WAIT_MS,

@@ -133,6 +133,14 @@ export function startControllerProcess(
       "127.0.0.1:0",
       "--lease-namespace",
       namespace,
+      // Short leases, as for the in-process controller: a crashed leader's Lease expires in
+      // seconds, not the production 15 s, so crash tests stay quick.
+      "--lease-duration",
+      "4",
+      "--renew-deadline",
+      "3",
+      "--retry-period",
+      "1",
       "--log-level",
       opts.logLevel ?? "info",
     ],
