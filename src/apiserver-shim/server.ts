@@ -27,7 +27,7 @@ import { type Clock, systemClock } from "./time.js";
 export interface ApiServerOptions {
   /** Interface to bind (default 127.0.0.1: loopback only). */
   host?: string;
-  /** Port (default 0: any free port). */
+  /** Port (default 0: a free port chosen by the system). */
   port?: number;
   /** With a directory, every acknowledged write is fsynced there and survives restarts. */
   dataDir?: string;

@@ -40,7 +40,7 @@ program
 program
   .command("dev")
   .description("run the embedded API server, a simulated kubelet and the controller in one process")
-  .option("--port <n>", "port of the API server (0: any free port)", "0")
+  .option("--port <n>", "port of the API server (0: a free port chosen by the system)", "0")
   .option("--listen <addr>", "address to bind; anything but loopback needs --token-file", "127.0.0.1")
   .option("--token-file <path>", "file of bearer tokens (one per line) the API server accepts")
   .option("--kubeconfig <path>", "where to write the kubeconfig", ".petset/kubeconfig")
