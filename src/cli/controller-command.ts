@@ -6,11 +6,14 @@ import { startProbeServer } from "../controller/http-server.js";
 import { systemClock } from "../util/clock.js";
 import { loadKubeConfig } from "../util/kubeconfig.js";
 import { createLogger } from "../util/logger.js";
+import { packageVersion } from "./package-version.js";
 
 export async function runController(config: ControllerConfig): Promise<void> {
   const logger = createLogger(config.logLevel, "petset-controller");
   const kubeConfig = loadKubeConfig({ kubeconfig: config.kubeconfig, context: config.context });
+  const identity = `${hostname()}-${process.pid}`;
   const controller = new PetSetController({
+    userAgent: `petset-controller/${packageVersion()} (${identity})`,
     kubeConfig,
     clock: systemClock,
     logger,
@@ -20,7 +23,7 @@ export async function runController(config: ControllerConfig): Promise<void> {
       ? {
           namespace: config.leaseNamespace,
           name: config.leaseName,
-          identity: `${hostname()}-${process.pid}`,
+          identity,
           leaseDurationMs: config.leaseDuration * 1000,
           renewDeadlineMs: config.renewDeadline * 1000,
           retryPeriodMs: config.retryPeriod * 1000,

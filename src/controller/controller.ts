@@ -1,6 +1,11 @@
 /**
  * Wiring: watch events fill the caches; each event maps to the key of the PetSet it concerns
  * and wakes the queue; workers take keys and run the sync. Only the leader runs workers.
+ *
+ * With leader election the caches start only once this replica leads (as in
+ * kube-controller-manager): their first list is a consistent read made after the Lease
+ * changed hands, so it shows every write the previous leader made while it held the Lease.
+ * Every write goes through clients fenced by the elector's LeaseGuard (lease-guard.ts).
  */
 import { hostname } from "node:os";
 import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
@@ -9,8 +14,10 @@ import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { createClaimControl } from "./claim-control.js";
 import { createEventRecorder } from "./event-recorder.js";
+import { ExpectationStore } from "./expectations.js";
 import { type ControllerCaches, startControllerCaches } from "./informers.js";
 import { type LeaderElector, startLeaderElection } from "./leader-election.js";
+import { fencedKubeConfig, isLeaseLost, type LeaseGuard, unfencedGuard } from "./lease-guard.js";
 import { type ControllerMetrics, createMetrics } from "./metrics.js";
 import { createPetSetClient } from "./petset-client.js";
 import { createPodControl } from "./pod-control.js";
@@ -25,6 +32,10 @@ export interface ControllerOptions {
   workers: number;
   leaderElection?: LeaderElectionSettings | undefined;
   metrics?: ControllerMetrics;
+  /** How long a sync waits for the caches to show the controller's own writes (default 30 s). */
+  expectationsTimeoutMs?: number;
+  /** Names this replica in the User-Agent of its requests (audit logs tell replicas apart). */
+  userAgent?: string;
 }
 
 export interface LeaderElectionSettings {
@@ -35,6 +46,8 @@ export interface LeaderElectionSettings {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
+  /** Writes stop this long before the Lease could expire (default leaseDuration - renewDeadline). */
+  fenceMarginMs?: number;
 }
 
 export class PetSetController {
@@ -42,25 +55,74 @@ export class PetSetController {
   private caches: ControllerCaches | undefined;
   private elector: LeaderElector | undefined;
   private readonly queue: KeyQueue;
+  private readonly expectations: ExpectationStore;
   private running = false;
   private workersDone: Promise<void>[] = [];
 
   constructor(private readonly opts: ControllerOptions) {
     this.metrics = opts.metrics ?? createMetrics();
     this.queue = new KeyQueue({ clock: opts.clock });
+    this.expectations = new ExpectationStore(opts.expectationsTimeoutMs ?? 30_000);
   }
 
-  /** True once the caches have synced (the /readyz answer). */
+  /**
+   * The /readyz answer: true once the caches have synced, or, for a standby replica, once it
+   * competes for the Lease (its caches start when it leads).
+   */
   ready = false;
 
   async start(): Promise<void> {
+    const le = this.opts.leaderElection;
+    if (!le) {
+      this.metrics.leader.set(1);
+      await this.startCaches();
+      this.startWorkers(unfencedGuard);
+      return;
+    }
+    const elector = startLeaderElection({
+      kubeConfig: this.opts.kubeConfig,
+      clock: this.opts.clock,
+      logger: this.opts.logger,
+      namespace: le.namespace,
+      name: le.name,
+      identity: le.identity ?? `${hostname()}-${process.pid}`,
+      ...(le.leaseDurationMs !== undefined ? { leaseDurationMs: le.leaseDurationMs } : {}),
+      ...(le.renewDeadlineMs !== undefined ? { renewDeadlineMs: le.renewDeadlineMs } : {}),
+      ...(le.retryPeriodMs !== undefined ? { retryPeriodMs: le.retryPeriodMs } : {}),
+      ...(le.fenceMarginMs !== undefined ? { fenceMarginMs: le.fenceMarginMs } : {}),
+      onStartedLeading: () => {
+        this.metrics.leader.set(1);
+        this.leading = this.startCaches().then(
+          () => this.startWorkers(elector.guard),
+          (err: unknown) => this.opts.logger.error({ err: String(err) }, "caches failed to start"),
+        );
+      },
+      onStoppedLeading: () => {
+        // Like client-go: a replica that lost the lease must not write again. The fence
+        // refuses every write and aborts those in flight; the workers stop; the process owner
+        // (petset controller) exits so a fresh start re-reads everything.
+        this.metrics.leader.set(0);
+        this.queue.shutDown();
+        this.onLostLeadership?.();
+      },
+    });
+    this.elector = elector;
+    this.ready = true;
+  }
+
+  private leading: Promise<void> | undefined;
+
+  private async startCaches(): Promise<void> {
     const { kubeConfig, logger, namespace } = this.opts;
     const caches = startControllerCaches({ kubeConfig, namespace, logger });
     this.caches = caches;
     const enqueueSelf = (o: KubernetesObject) => this.enqueue(o.metadata?.namespace, o.metadata?.name);
     const enqueueOwner = (o: KubernetesObject) =>
       this.enqueue(o.metadata?.namespace, o.metadata?.labels?.[Labels.petSet] ?? ownerName(o));
-    caches.petSets.onChange(enqueueSelf);
+    caches.petSets.onChange((o, kind) => {
+      if (kind === "delete") this.expectations.forget(`${o.metadata?.namespace}/${o.metadata?.name}`);
+      enqueueSelf(o);
+    });
     caches.versions.onChange(enqueueOwner);
     caches.pods.onChange(enqueueOwner);
     caches.claims.onChange(enqueueOwner);
@@ -72,33 +134,6 @@ export class PetSetController {
     ]);
     this.ready = true;
     logger.info("caches synced");
-    const le = this.opts.leaderElection;
-    if (!le) {
-      this.startWorkers();
-      return;
-    }
-    this.elector = startLeaderElection({
-      kubeConfig,
-      clock: this.opts.clock,
-      logger,
-      namespace: le.namespace,
-      name: le.name,
-      identity: le.identity ?? `${hostname()}-${process.pid}`,
-      ...(le.leaseDurationMs !== undefined ? { leaseDurationMs: le.leaseDurationMs } : {}),
-      ...(le.renewDeadlineMs !== undefined ? { renewDeadlineMs: le.renewDeadlineMs } : {}),
-      ...(le.retryPeriodMs !== undefined ? { retryPeriodMs: le.retryPeriodMs } : {}),
-      onStartedLeading: () => {
-        this.metrics.leader.set(1);
-        this.startWorkers();
-      },
-      onStoppedLeading: () => {
-        // Like client-go: a replica that lost the lease must not write again. Stop workers;
-        // the process owner (petset controller) exits so a fresh start re-reads everything.
-        this.metrics.leader.set(0);
-        this.queue.shutDown();
-        this.onLostLeadership?.();
-      },
-    });
   }
 
   onLostLeadership: (() => void) | undefined;
@@ -109,34 +144,36 @@ export class PetSetController {
     this.metrics.queueDepth.set(this.queue.length);
   }
 
-  private startWorkers(): void {
-    if (this.running || !this.caches) return;
+  private startWorkers(guard: LeaseGuard): void {
+    if (this.running || !this.caches || this.queue.isShutDown) return;
     this.running = true;
     for (const ps of this.caches.petSets.list()) this.enqueue(ps.metadata?.namespace, ps.metadata?.name);
-    const ctx = this.syncContext(this.caches);
+    const ctx = this.syncContext(this.caches, guard);
     for (let i = 0; i < this.opts.workers; i++) this.workersDone.push(this.worker(ctx));
   }
 
-  private syncContext(caches: ControllerCaches): SyncContext {
+  private syncContext(caches: ControllerCaches, guard: LeaseGuard): SyncContext {
     const writes = {
       count: (verb: string, resource: string) => this.metrics.apiWrites.inc({ verb, resource }),
     };
-    const client = createPetSetClient(this.opts.kubeConfig, writes);
+    // Every adapter below writes through fenced clients: no write without the Lease.
+    const kubeConfig = fencedKubeConfig(this.opts.kubeConfig, guard, {
+      "User-Agent": this.opts.userAgent ?? "petset-controller",
+    });
+    const client = createPetSetClient(kubeConfig, writes);
     return {
       caches,
       clock: this.opts.clock,
       logger: this.opts.logger,
-      pods: createPodControl(this.opts.kubeConfig, writes),
-      claims: createClaimControl(this.opts.kubeConfig, writes),
+      pods: createPodControl(kubeConfig, writes),
+      claims: createClaimControl(kubeConfig, writes),
       versions: client.versions,
       status: client.status,
       petSets: client.petSets,
-      events: createEventRecorder({
-        kubeConfig: this.opts.kubeConfig,
-        clock: this.opts.clock,
-        logger: this.opts.logger,
-      }),
+      events: createEventRecorder({ kubeConfig, clock: this.opts.clock, logger: this.opts.logger }),
       metrics: this.metrics,
+      expectations: this.expectations,
+      signal: guard.signal,
     };
   }
 
@@ -154,6 +191,7 @@ export class PetSetController {
         if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
       } catch (err) {
         this.metrics.syncs.inc({ result: "error" });
+        if (isLeaseLost(err) || ctx.signal?.aborted) this.metrics.writesRefused.inc();
         const delay = this.queue.addRateLimited(key);
         this.opts.logger.warn(
           { key, err: err instanceof Error ? err.message : String(err), retryInMs: delay },
@@ -172,6 +210,7 @@ export class PetSetController {
    */
   async stop(opts: { releaseLease?: boolean } = {}): Promise<void> {
     this.queue.shutDown();
+    await this.leading;
     await Promise.all(this.workersDone);
     await this.elector?.stop({ release: opts.releaseLease ?? true });
     if (this.caches) {

@@ -2,20 +2,44 @@
  * Performs a plan's steps through the adapters. Steps run in order and the executor stops at
  * the first failure: the next sync plans again from fresh caches, so a half-done plan never
  * leaves anything the planner cannot see and finish.
+ *
+ * Every write leaves an expectation (expectations.ts) of what the cache will show, also when
+ * it failed because the view was stale (409 on a precondition, AlreadyExists, a delete that
+ * found nothing): the next plan waits until the cache has caught up. A delete that found
+ * nothing ends the plan with StaleViewError: its other steps were decided on a stale view.
  */
 import type { V1PersistentVolumeClaim } from "@kubernetes/client-node";
 import { Annotations, type PetSet, type PetSetVersion } from "../api/index.js";
 import { createMergePatch } from "../util/merge-patch.js";
 import { contentOf } from "../versions/content.js";
+import { isAlreadyExists, isConflict } from "./api-errors.js";
 import type { ClaimControl } from "./claim-control.js";
+import type { Expectation } from "./expectations.js";
 import type { PetSetWriter } from "./petset-client.js";
-import type { RollbackToStep, Step } from "./planner/index.js";
+import type {
+  AnnotateTargetVersionStep,
+  PatchPodImagesStep,
+  RelabelPodStep,
+  RollbackToStep,
+  Step,
+} from "./planner/index.js";
 import type { PodControl } from "./pod-control.js";
 
 export interface ExecutorDeps {
   pods: PodControl;
   claims: ClaimControl;
   petSets: PetSetWriter;
+  /** Receives what the cache must show before the next plan of this PetSet. */
+  expect?: (e: Expectation) => void;
+}
+
+/** The cache showed something the API no longer has: the plan was made on a stale view. */
+export class StaleViewError extends Error {
+  readonly reason = "StaleView";
+  constructor(message: string) {
+    super(message);
+    this.name = "StaleViewError";
+  }
 }
 
 /** A step failed; carries which step, so conditions and Events can name it. */
@@ -68,7 +92,11 @@ export async function executeSteps(
   for (const step of steps) {
     try {
       if (step.kind === "rollbackTo") {
-        const rv = await rollBack(deps, petSet, versions, ns, step);
+        const from = petSet.metadata.resourceVersion ?? "";
+        const changed = { kind: "changed", resource: "petsets", name: petSet.metadata.name ?? "" } as const;
+        const expectChange = () => deps.expect?.({ ...changed, uid: petSet.metadata.uid ?? "", from });
+        const rv = await expectOnConflict(rollBack(deps, petSet, versions, ns, step), expectChange);
+        expectChange();
         if (rv !== undefined) result.petSetResourceVersion = rv;
       } else {
         await executeStep(deps, ns, step);
@@ -86,13 +114,70 @@ async function executeStep(
   ns: string,
   step: Exclude<Step, RollbackToStep>,
 ): Promise<void> {
+  const expect = (e: Expectation) => deps.expect?.(e);
   switch (step.kind) {
-    case "createClaim":
-      return deps.claims.create(ns, step.claim as V1PersistentVolumeClaim);
-    case "createPod":
-      return deps.pods.create(ns, step.pod);
-    case "deletePod":
-      return deps.pods.delete(ns, step.podName, step.uid, step.resourceVersion);
+    case "createClaim": {
+      await deps.claims.create(ns, step.claim as V1PersistentVolumeClaim);
+      expect({ kind: "present", resource: "persistentvolumeclaims", name: step.claim.metadata?.name ?? "" });
+      return;
+    }
+    case "createPod": {
+      const name = step.pod.metadata?.name ?? "";
+      try {
+        const { uid } = await deps.pods.create(ns, step.pod);
+        expect({ kind: "present", resource: "pods", name, ...(uid !== undefined ? { uid } : {}) });
+      } catch (err) {
+        if (isAlreadyExists(err)) expect({ kind: "present", resource: "pods", name });
+        throw err;
+      }
+      return;
+    }
+    case "deletePod": {
+      const gone = { kind: "gone", resource: "pods", name: step.podName, uid: step.uid } as const;
+      const changed = () =>
+        expect({
+          kind: "changed",
+          resource: "pods",
+          name: step.podName,
+          uid: step.uid,
+          from: step.resourceVersion,
+        });
+      const { deleted } = await expectOnConflict(
+        deps.pods.delete(ns, step.podName, step.uid, step.resourceVersion),
+        changed,
+      );
+      expect(gone);
+      if (!deleted)
+        throw new StaleViewError(`pod ${step.podName} was already gone: the cache is behind the API`);
+      return;
+    }
+    case "deleteClaim": {
+      await deps.claims.delete(ns, step.claimName, step.uid);
+      expect({ kind: "gone", resource: "persistentvolumeclaims", name: step.claimName, uid: step.uid });
+      return;
+    }
+    default: {
+      // Patches of an existing pod, each with a resourceVersion precondition.
+      const changed = () =>
+        expect({
+          kind: "changed",
+          resource: "pods",
+          name: step.podName,
+          uid: step.uid,
+          from: step.resourceVersion,
+        });
+      await expectOnConflict(patchPod(deps, ns, step), changed);
+      changed();
+    }
+  }
+}
+
+function patchPod(
+  deps: ExecutorDeps,
+  ns: string,
+  step: PatchPodImagesStep | RelabelPodStep | AnnotateTargetVersionStep,
+): Promise<void> {
+  switch (step.kind) {
     case "patchPodImages":
       return deps.pods.patchImages(ns, step.podName, step.resourceVersion, step.images, {
         labels: step.labels,
@@ -106,8 +191,16 @@ async function executeStep(
       return deps.pods.patch(ns, step.podName, step.resourceVersion, {
         metadata: { annotations: { [Annotations.targetVersion]: String(step.targetVersion) } },
       });
-    case "deleteClaim":
-      return deps.claims.delete(ns, step.claimName, step.uid);
+  }
+}
+
+/** A 409 on a precondition means the cache is behind: expect it to move on, then rethrow. */
+async function expectOnConflict<T>(write: Promise<T>, onConflict: () => void): Promise<T> {
+  try {
+    return await write;
+  } catch (err) {
+    if (isConflict(err)) onConflict();
+    throw err;
   }
 }
 

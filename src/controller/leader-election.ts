@@ -3,11 +3,23 @@
  * carries the resourceVersion that was read, so two candidates can never both win. As in
  * client-go, expiry is judged by when *we* last saw the record change (local clock), not by
  * the holder's timestamps, so clock skew between machines cannot steal a live lease.
+ *
+ * Fencing (lease-guard.ts): the elector feeds a LeaseFence with the monotonic time each
+ * successful renew was *sent*; the fence lets writes through for `leaseDuration - margin`
+ * after it (margin = leaseDuration - renewDeadline by default). Each Lease request is
+ * aborted at the renew deadline, so a hung renew cannot keep a replica believing it leads.
  */
 import { CoordinationV1Api, type KubeConfig, type V1Lease, V1MicroTime } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { isConflict, isNotFound } from "./api-errors.js";
+import {
+  LeaseFence,
+  type LeaseGuard,
+  type MonotonicClock,
+  makeApiClientWith,
+  systemMonotonicClock,
+} from "./lease-guard.js";
 
 export interface LeaderElectionOptions {
   kubeConfig: KubeConfig;
@@ -19,12 +31,17 @@ export interface LeaderElectionOptions {
   leaseDurationMs?: number;
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
+  /** Writes stop this long before the Lease could expire (default leaseDuration - renewDeadline). */
+  fenceMarginMs?: number;
+  monotonicClock?: MonotonicClock;
   onStartedLeading: () => void;
   onStoppedLeading: () => void;
 }
 
 export interface LeaderElector {
   isLeader(): boolean;
+  /** Fences every write of this replica (see lease-guard.ts). */
+  readonly guard: LeaseGuard;
   /**
    * Stops renewing. With `release` (the default) a held lease is handed back at once; without
    * it the lease is left to expire, as after a crash.
@@ -33,10 +50,16 @@ export interface LeaderElector {
 }
 
 export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector {
-  const api = opts.kubeConfig.makeApiClient(CoordinationV1Api);
   const leaseDurationMs = opts.leaseDurationMs ?? 15_000;
   const renewDeadlineMs = opts.renewDeadlineMs ?? 10_000;
   const retryPeriodMs = opts.retryPeriodMs ?? 2_000;
+  const mono = opts.monotonicClock ?? systemMonotonicClock;
+  const marginMs = opts.fenceMarginMs ?? leaseDurationMs - renewDeadlineMs;
+  const fence = new LeaseFence(mono, Math.max(0, leaseDurationMs - marginMs));
+  // A renew that hangs must not outlive the renew deadline (client-go's context timeout).
+  const api = makeApiClientWith(opts.kubeConfig, CoordinationV1Api, (ctx) =>
+    ctx.setSignal(AbortSignal.timeout(renewDeadlineMs)),
+  );
   const log = opts.logger.child({ lease: `${opts.namespace}/${opts.name}`, identity: opts.identity });
   let leader = false;
   let stopped = false;
@@ -71,7 +94,7 @@ export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector 
     }
     const holder = lease.spec?.holderIdentity;
     const key = `${holder}|${String(lease.spec?.renewTime)}`;
-    const now = opts.clock.now();
+    const now = mono.now();
     if (observed?.key !== key) observed = { key, at: now };
     const duration = (lease.spec?.leaseDurationSeconds ?? 15) * 1000;
     if (holder && holder !== opts.identity && observed.at + duration > now) return false;
@@ -86,14 +109,16 @@ export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector 
   const tick = async () => {
     if (stopped) return;
     let held = false;
+    const sentAt = mono.now();
     try {
       held = await tryAcquireOrRenew();
     } catch (err) {
       if (!isConflict(err)) log.warn({ err: String(err) }, "lease update failed");
     }
-    const now = opts.clock.now();
+    const now = mono.now();
     if (held) {
-      lastRenew = now;
+      lastRenew = sentAt;
+      fence.renewed(sentAt);
       if (!leader) {
         leader = true;
         log.info("became leader");
@@ -105,6 +130,7 @@ export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector 
       // does nothing and keeps every other replica out.
       leader = false;
       stopped = true;
+      fence.lose(`Lease ${opts.namespace}/${opts.name} not renewed for ${Math.round(now - lastRenew)} ms`);
       log.warn("lost leadership");
       opts.onStoppedLeading();
       return;
@@ -115,9 +141,11 @@ export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector 
 
   return {
     isLeader: () => leader,
+    guard: fence,
     async stop(stopOpts = {}) {
       stopped = true;
       if (timer) clearTimeout(timer);
+      fence.lose("stopped");
       if (leader && stopOpts.release === false) {
         leader = false;
         return;

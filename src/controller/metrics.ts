@@ -10,6 +10,9 @@ export interface ControllerMetrics {
   podsByVersion: Gauge<"namespace" | "petset" | "version">;
   apiWrites: Counter<"verb" | "resource">;
   leader: Gauge;
+  expectationWaits: Counter;
+  expectationsExpired: Counter;
+  writesRefused: Counter;
 }
 
 export function createMetrics(): ControllerMetrics {
@@ -49,5 +52,20 @@ export function createMetrics(): ControllerMetrics {
       ...opts,
     }),
     leader: new Gauge({ name: "petset_leader", help: "1 when this replica holds the lease", ...opts }),
+    expectationWaits: new Counter({
+      name: "petset_expectation_waits_total",
+      help: "Syncs that waited because the caches had not shown the controller's own writes yet",
+      ...opts,
+    }),
+    expectationsExpired: new Counter({
+      name: "petset_expectations_expired_total",
+      help: "Expected writes the caches did not show within the timeout (planned anyway)",
+      ...opts,
+    }),
+    writesRefused: new Counter({
+      name: "petset_writes_refused_total",
+      help: "Syncs stopped because this replica was not sure it held the Lease",
+      ...opts,
+    }),
   };
 }

@@ -14,10 +14,18 @@ import { isNotFound } from "./api-errors.js";
 import type { WriteCounter } from "./write-counter.js";
 
 export interface PodControl {
-  /** If this returns without error, the pod exists (created now or earlier by us). */
-  create(namespace: string, pod: V1Pod): Promise<void>;
-  /** Deletes exactly this incarnation of the pod; NotFound counts as done. */
-  delete(namespace: string, name: string, uid: string, resourceVersion?: string): Promise<void>;
+  /** If this returns without error, the pod exists: created now, with the uid returned. */
+  create(namespace: string, pod: V1Pod): Promise<{ uid?: string | undefined }>;
+  /**
+   * Deletes exactly this incarnation of the pod. Resolves `deleted: false` when it was
+   * already gone (NotFound): the caller's view was stale.
+   */
+  delete(
+    namespace: string,
+    name: string,
+    uid: string,
+    resourceVersion?: string,
+  ): Promise<{ deleted: boolean }>;
   /** JSON merge patch guarded by resourceVersion: fails with 409 if the pod changed since it was read. */
   patch(
     namespace: string,
@@ -44,7 +52,8 @@ export function createPodControl(kubeConfig: KubeConfig, writes: WriteCounter): 
   return {
     async create(namespace, pod) {
       writes.count("create", "pods");
-      await api.createNamespacedPod({ namespace, body: pod });
+      const created = await api.createNamespacedPod({ namespace, body: pod });
+      return { uid: created.metadata?.uid };
     },
     async delete(namespace, name, uid, resourceVersion) {
       writes.count("delete", "pods");
@@ -54,8 +63,10 @@ export function createPodControl(kubeConfig: KubeConfig, writes: WriteCounter): 
           namespace,
           body: { preconditions: { uid, ...(resourceVersion ? { resourceVersion } : {}) } },
         });
+        return { deleted: true };
       } catch (err) {
         if (!isNotFound(err)) throw err;
+        return { deleted: false };
       }
     },
     async patch(namespace, name, resourceVersion, patch) {

@@ -101,6 +101,10 @@ export class KeyQueue {
     if (this.dirtyWhileProcessing.delete(key)) this.add(key);
   }
 
+  get isShutDown(): boolean {
+    return this.shuttingDown;
+  }
+
   shutDown(): void {
     this.shuttingDown = true;
     for (const { timer } of this.timers.values()) clearTimeout(timer);

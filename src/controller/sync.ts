@@ -1,6 +1,8 @@
 /**
  * One sync of one PetSet: read the caches, record a version if the content changed, ask the
  * planner what to do, execute, write status, then collect history (also after a failure).
+ * Nothing is decided while the caches have not shown this controller's own earlier writes
+ * (expectations.ts): the sync waits, and the informer event that shows them wakes it.
  * Errors are never swallowed: an error the API returns for what the spec asks (422/403)
  * becomes a condition and an Event naming the field; anything else is returned to the queue,
  * which retries with backoff.
@@ -28,7 +30,14 @@ import { planVersionSync } from "../versions/plan-sync.js";
 import { describeApiError, isAlreadyExists, isConflict, isNotFound, statusCode } from "./api-errors.js";
 import type { ClaimControl } from "./claim-control.js";
 import type { EventRecorder, EventTarget, RecordedEvent } from "./event-recorder.js";
-import { executeSteps, StepError } from "./executor.js";
+import { executeSteps, StaleViewError, StepError } from "./executor.js";
+import {
+  type CacheLookup,
+  describeExpectation,
+  type Expectation,
+  type ExpectationStore,
+  type ExpectedResource,
+} from "./expectations.js";
 import type { ControllerCaches } from "./informers.js";
 import type { ControllerMetrics } from "./metrics.js";
 import type { PetSetWriter, StatusUpdater, VersionControl } from "./petset-client.js";
@@ -47,6 +56,10 @@ export interface SyncContext {
   petSets: PetSetWriter;
   events: EventRecorder;
   metrics: ControllerMetrics;
+  /** What earlier syncs wrote and the caches have not shown yet, per PetSet key. */
+  expectations: ExpectationStore;
+  /** Aborted when this replica loses its Lease: long loops (history GC) stop. */
+  signal?: AbortSignal;
 }
 
 export interface SyncResult {
@@ -70,11 +83,60 @@ export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncRes
     return { requeueAfterMs: INVALID_SPEC_REQUEUE_MS };
   }
   const petSet = parsed.data;
+  const waiting = awaitExpectations(ctx, key, namespace);
+  if (waiting !== undefined) return waiting;
+  const expect = (e: Expectation) => ctx.expectations.expect(key, e, ctx.clock.now());
   try {
-    return await syncParsed(ctx, petSet);
+    return await syncParsed(ctx, petSet, expect);
   } finally {
-    await collectHistory(ctx, petSet);
+    // History GC reads the same caches: only once they show this sync's writes, too.
+    if (awaitExpectations(ctx, key, namespace) === undefined) await collectHistory(ctx, petSet);
   }
+}
+
+/** Fallback wake-up while waiting for the caches (an informer event normally comes first). */
+const EXPECTATIONS_POLL_MS = 1_000;
+
+/**
+ * Undefined when the caches show every write earlier syncs of `key` made; else the result
+ * that makes the queue look again. Expectations that time out are dropped with a warning.
+ */
+function awaitExpectations(ctx: SyncContext, key: string, namespace: string): SyncResult | undefined {
+  const now = ctx.clock.now();
+  const check = ctx.expectations.check(key, cacheLookup(ctx, namespace), now);
+  for (const e of check.expired) {
+    ctx.metrics.expectationsExpired.inc();
+    ctx.logger.warn(
+      { petSet: key, expected: describeExpectation(e) },
+      "the cache did not show a write of this controller in time; planning anyway",
+    );
+  }
+  if (check.pending.length === 0) return undefined;
+  ctx.metrics.expectationWaits.inc();
+  ctx.logger.debug(
+    { petSet: key, waitingFor: check.pending.map(describeExpectation) },
+    "waiting for the caches to show earlier writes",
+  );
+  const untilExpiry = (check.expiresAt ?? now) - now;
+  return { requeueAfterMs: Math.max(1, Math.min(EXPECTATIONS_POLL_MS, untilExpiry)) };
+}
+
+function cacheLookup(ctx: SyncContext, namespace: string): CacheLookup {
+  const caches: Record<ExpectedResource, { get(name: string, ns?: string): KubernetesObject | undefined }> = {
+    pods: ctx.caches.pods,
+    persistentvolumeclaims: ctx.caches.claims,
+    petsetversions: ctx.caches.versions,
+    petsets: ctx.caches.petSets,
+  };
+  return (resource, name) => {
+    const obj = caches[resource].get(name, namespace);
+    if (obj === undefined) return undefined;
+    return {
+      uid: obj.metadata?.uid ?? "",
+      resourceVersion: obj.metadata?.resourceVersion ?? "",
+      terminating: obj.metadata?.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null,
+    };
+  };
 }
 
 /**
@@ -107,7 +169,11 @@ function ownedBy(petSet: PetSet, obj: KubernetesObject): boolean {
   return refs.some((r) => r.controller && r.uid === petSet.metadata.uid);
 }
 
-async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult> {
+async function syncParsed(
+  ctx: SyncContext,
+  petSet: PetSet,
+  expect: (e: Expectation) => void,
+): Promise<SyncResult> {
   const namespace = petSet.metadata.namespace ?? "default";
   const name = petSet.metadata.name ?? "";
   let versions = cachedVersions(ctx, namespace, name);
@@ -118,6 +184,8 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
       const cached = ctx.caches.versions.get(vName, namespace);
       const rv = cached?.metadata?.resourceVersion;
       if (!rv) continue;
+      const uid = cached?.metadata?.uid ?? "";
+      expect({ kind: "changed", resource: "petsetversions", name: vName, uid, from: rv });
       await ctx.versions.adopt(namespace, vName, rv, {
         apiVersion: API_VERSION,
         kind: PETSET_KIND,
@@ -131,10 +199,15 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
   }
   if (versionPlan.action === "create") {
     const v = versionPlan.version;
+    const vName = v.metadata.name ?? versionName(name, v.spec.version);
     try {
       await ctx.versions.create(v);
+      expect({ kind: "present", resource: "petsetversions", name: vName });
     } catch (err) {
-      if (isAlreadyExists(err)) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+      if (isAlreadyExists(err)) {
+        expect({ kind: "present", resource: "petsetversions", name: vName });
+        return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+      }
       throw err;
     }
     const cause = v.spec.changeCause ? `: ${v.spec.changeCause}` : "";
@@ -176,7 +249,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
   // precondition fails and the RolledBack condition is lost.
   let written = petSet;
   try {
-    const result = await executeSteps(ctx, petSet, versions, plan.steps);
+    const result = await executeSteps({ ...ctx, expect }, petSet, versions, plan.steps);
     if (result.petSetResourceVersion !== undefined) {
       written = {
         ...petSet,
@@ -186,7 +259,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
   } catch (err) {
     const cause = err instanceof StepError ? err.cause : err;
     const code = statusCode(cause);
-    if (isConflict(cause) || isAlreadyExists(cause) || isNotFound(cause)) {
+    if (isConflict(cause) || isAlreadyExists(cause) || isNotFound(cause) || cause instanceof StaleViewError) {
       requeueAfterMs = STALE_CACHE_REQUEUE_MS;
     } else if (code === 422 || code === 403 || code === 400) {
       // The API refuses what the spec asks for: tell the user where, keep other PetSets going.
@@ -212,13 +285,26 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
     const target = e.object === "petset" ? petSetTarget(petSet) : podTarget(namespace, e.object);
     await ctx.events.record(target, { type: e.type, reason: e.reason, message: e.message });
   }
-  await writeStatus(ctx, written, status);
+  await writeStatus(ctx, written, status, expect);
   return requeueAfterMs === undefined ? {} : { requeueAfterMs };
 }
 
-async function writeStatus(ctx: SyncContext, petSet: PetSet, status: PetSetStatus): Promise<void> {
+async function writeStatus(
+  ctx: SyncContext,
+  petSet: PetSet,
+  status: PetSetStatus,
+  expect: (e: Expectation) => void,
+): Promise<void> {
   const current = PetSetStatusSchema.safeParse(petSet.status ?? {});
   if (current.success && canonicalStatus(current.data) === canonicalStatus(status)) return;
+  const from = petSet.metadata.resourceVersion ?? "";
+  expect({
+    kind: "changed",
+    resource: "petsets",
+    name: petSet.metadata.name ?? "",
+    uid: petSet.metadata.uid ?? "",
+    from,
+  });
   try {
     await ctx.status.update(
       petSet.metadata.namespace ?? "default",
@@ -240,6 +326,7 @@ async function collectHistory(ctx: SyncContext, petSet: PetSet): Promise<void> {
         listPods: (ns, ps) =>
           ctx.caches.pods.list(ns).filter((p) => p.metadata?.labels?.[Labels.petSet] === ps),
         deleteVersion: (ns, vName, uid, rv) => ctx.versions.delete(ns, vName, uid, rv),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
       },
       petSet,
     );

@@ -18,6 +18,8 @@ export interface VersionGcDeps {
    * by `apiErrorReason`).
    */
   deleteVersion(namespace: string, name: string, uid: string, resourceVersion: string): Promise<void>;
+  /** Aborted when this replica may no longer write (lost Lease): the run stops at once. */
+  signal?: AbortSignal;
 }
 
 export interface VersionGcResult {
@@ -86,12 +88,22 @@ export async function runVersionGc(deps: VersionGcDeps, petset: PetSet): Promise
       if (reason === "NotFound") result.alreadyGone.push(versionName);
       else if (reason === "Conflict") result.conflicted.push(versionName);
       else failures.push({ name: versionName, cause: error });
+      // A replica that may not write any more (lease-guard.ts) stops here: no point trying the rest.
+      if (isRefusedWrite(error)) stopped = true;
     }
   };
+  let stopped = false;
   // One at a time, oldest first: if the controller dies mid-way, what is left is the newest
   // history (the rule). It bounds bulk collection (e.g. after lowering the limit) to the
   // API's delete rate, see docs/benchmarks.md; in steady state a sync deletes one version.
-  for (const versionName of toDelete) await deleteOne(versionName);
+  for (const versionName of toDelete) {
+    if (stopped) break;
+    if (deps.signal?.aborted) {
+      failures.push({ name: versionName, cause: deps.signal.reason ?? new Error("aborted") });
+      break;
+    }
+    await deleteOne(versionName);
+  }
   const order = (a: string, b: string) => toDelete.indexOf(a) - toDelete.indexOf(b);
   result.deleted.sort(order);
   result.alreadyGone.sort(order);
@@ -156,6 +168,12 @@ function parseBody(body: unknown): { code?: unknown; reason?: unknown } | undefi
   return typeof body === "object" && body !== null
     ? (body as { code?: unknown; reason?: unknown })
     : undefined;
+}
+
+function isRefusedWrite(error: unknown): boolean {
+  return (
+    typeof error === "object" && error !== null && (error as { reason?: unknown }).reason === "LeaseLost"
+  );
 }
 
 function describe(cause: unknown): string {

@@ -55,6 +55,7 @@ export async function startController(
     logger,
     namespace,
     workers: opts.workers ?? 2,
+    userAgent: `petset-controller/test (${identity})`,
     leaderElection: {
       namespace,
       name: LEASE_NAME,

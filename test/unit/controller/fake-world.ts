@@ -13,6 +13,7 @@ import pino from "pino";
 import type { PetSetStatus, PetSetVersion } from "../../../src/api/index.js";
 import type { ClaimControl } from "../../../src/controller/claim-control.js";
 import type { EventRecorder, EventTarget, RecordedEvent } from "../../../src/controller/event-recorder.js";
+import { ExpectationStore } from "../../../src/controller/expectations.js";
 import type { ControllerCaches, ResourceCache } from "../../../src/controller/informers.js";
 import { createMetrics } from "../../../src/controller/metrics.js";
 import type { PetSetWriter, StatusUpdater, VersionControl } from "../../../src/controller/petset-client.js";
@@ -31,15 +32,29 @@ type Verb =
 export class FakeCache<T extends KubernetesObject> implements ResourceCache<T> {
   readonly objects = new Map<string, T>();
   readonly synced = Promise.resolve();
+  /** While held, writes wait in `lag` (a watch that is behind); release() delivers them. */
+  private held = false;
+  private readonly lag: (() => void)[] = [];
   constructor(readonly name: string) {}
   private key(name: string, ns?: string) {
     return `${ns ?? ""}/${name}`;
   }
+  hold(): void {
+    this.held = true;
+  }
+  release(): void {
+    this.held = false;
+    for (const apply of this.lag.splice(0)) apply();
+  }
   put(obj: T): void {
-    this.objects.set(this.key(obj.metadata?.name ?? "", obj.metadata?.namespace), obj);
+    const apply = () => this.objects.set(this.key(obj.metadata?.name ?? "", obj.metadata?.namespace), obj);
+    if (this.held) this.lag.push(apply);
+    else apply();
   }
   remove(name: string, ns: string): void {
-    this.objects.delete(this.key(name, ns));
+    const apply = () => this.objects.delete(this.key(name, ns));
+    if (this.held) this.lag.push(apply);
+    else apply();
   }
   get(name: string, ns?: string): T | undefined {
     return this.objects.get(this.key(name, ns));
@@ -70,6 +85,7 @@ export class FakeWorld {
   readonly calls: { verb: Verb; name: string }[] = [];
   readonly events: (RecordedEvent & { object: string })[] = [];
   readonly statuses: PetSetStatus[] = [];
+  readonly expectations = new ExpectationStore(30_000);
   private readonly failures = new Map<string, { nth: number; error: unknown }>();
   private readonly counts = new Map<Verb, number>();
 
@@ -96,26 +112,27 @@ export class FakeWorld {
     const pods: PodControl = {
       async create(ns, pod) {
         world.call("createPod", pod.metadata?.name ?? "");
+        const uid = `uid-${pod.metadata?.name}-${world.rv}`;
         world.pods.put({
           ...structuredClone(pod),
-          metadata: {
-            ...pod.metadata,
-            namespace: ns,
-            uid: `uid-${pod.metadata?.name}-${world.rv}`,
-            resourceVersion: world.nextRv(),
-          },
+          metadata: { ...pod.metadata, namespace: ns, uid, resourceVersion: world.nextRv() },
           status: { phase: "Pending" },
         });
+        return { uid };
       },
       async delete(ns, name) {
         world.call("deletePod", name);
+        const existed = world.pods.get(name, ns) !== undefined;
         world.pods.remove(name, ns);
+        return { deleted: existed };
       },
-      async patch(_ns, name) {
+      async patch(ns, name) {
         world.call("patchPod", name);
+        world.bumpPod(name, ns);
       },
-      async patchImages(_ns, name) {
+      async patchImages(ns, name) {
         world.call("patchPod", name);
+        world.bumpPod(name, ns);
       },
     };
     const claims: ClaimControl = {
@@ -184,7 +201,14 @@ export class FakeWorld {
       petSets,
       events,
       metrics: createMetrics(),
+      expectations: this.expectations,
     };
+  }
+
+  /** A write to a pod: a new resourceVersion, as the API gives it. */
+  bumpPod(name: string, ns: string): void {
+    const pod = this.pods.get(name, ns);
+    if (pod) this.pods.put({ ...pod, metadata: { ...pod.metadata, resourceVersion: this.nextRv() } });
   }
 
   /** The kubelet's part: every pod Running and Ready. */

@@ -105,3 +105,57 @@ describe("syncPetSet", () => {
     expect(world.calls.filter((c) => c.verb === "deleteVersion").length).toBeGreaterThan(0);
   });
 });
+
+describe("syncPetSet on a cache that is behind its own writes (expectations)", () => {
+  it("does not plan again until the pod cache shows the pod it created", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject("nginx:1.27", 2));
+    const ctx = world.context();
+    world.pods.hold();
+    await syncPetSet(ctx, KEY); // version 1, creates web-0; the cache does not show it yet
+    const creates = () => world.calls.filter((c) => c.verb === "createPod").map((c) => c.name);
+    expect(creates()).toEqual(["web-0"]);
+    const waiting = await syncPetSet(ctx, KEY);
+    expect(creates()).toEqual(["web-0"]);
+    expect(waiting.requeueAfterMs).toBeGreaterThan(0);
+    world.pods.release();
+    world.makePodsReady();
+    await syncPetSet(ctx, KEY);
+    expect(creates()).toEqual(["web-0", "web-1"]);
+  });
+
+  it("waits for a patched pod's new resourceVersion before the next decision", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject("nginx:1.27", 1));
+    await settle(world);
+    const ctx = world.context();
+    world.petSets.put({
+      ...petSetObject("nginx:1.28", 1),
+      metadata: { ...petSetObject().metadata, generation: 2, resourceVersion: "500" },
+    });
+    world.pods.hold();
+    await syncPetSet(ctx, KEY); // version 2 recorded
+    await syncPetSet(ctx, KEY); // announces the target / deletes web-0 for the update
+    const podWrites = () => world.calls.filter((c) => c.verb.endsWith("Pod")).length;
+    const writes = podWrites();
+    expect(writes).toBeGreaterThan(0);
+    await syncPetSet(ctx, KEY);
+    await syncPetSet(ctx, KEY);
+    expect(podWrites()).toBe(writes);
+    world.pods.release();
+    await syncPetSet(ctx, KEY);
+    expect(podWrites()).toBeGreaterThan(writes);
+  });
+
+  it("gives up waiting after the timeout and plans anyway", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject("nginx:1.27", 2));
+    const ctx = world.context();
+    world.pods.hold();
+    await syncPetSet(ctx, KEY);
+    world.now += 31_000;
+    await syncPetSet(ctx, KEY);
+    // The cache still does not show web-0: after the timeout the planner decides on what it sees.
+    expect(world.calls.filter((c) => c.verb === "createPod").length).toBe(2);
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * Fencing for the controller's writes (SPEC rule 9): a replica writes only while it is sure
+ * it holds the Lease.
+ *
+ * Rules:
+ *  - "Sure" means: the last successful renew was *sent* less than `leaseDuration - margin`
+ *    ago, measured on a monotonic clock (a frozen or suspended process sees the time it
+ *    missed; wall-clock jumps do not count). Another replica takes the Lease only after it
+ *    has seen the record unchanged for a whole `leaseDuration` on its own clock, so the margin
+ *    covers request latency and clock-rate differences.
+ *  - Every write (any non-GET request: executor steps, status, history GC, Events) is checked
+ *    immediately before it is handed to the HTTP layer, by a client-node middleware, and
+ *    carries the guard's AbortSignal: when the Lease is lost, requests still in flight are
+ *    aborted and every later write fails with LeaseLostError before reaching the network.
+ *  - Reads (GET, list, watch) are never fenced: caches keep working while a replica waits.
+ *  - Without leader election the process is the only writer by configuration: always held.
+ */
+import {
+  createConfiguration,
+  type KubeConfig,
+  type RequestContext,
+  type ResponseContext,
+  ServerConfiguration,
+} from "@kubernetes/client-node";
+
+/** A write was refused because this replica is not sure it holds the Lease. */
+export class LeaseLostError extends Error {
+  readonly reason = "LeaseLost";
+  constructor(message: string) {
+    super(message);
+    this.name = "LeaseLostError";
+  }
+}
+
+export interface LeaseGuard {
+  /** Throws LeaseLostError unless this replica may write now. */
+  check(): void;
+  /** Aborted once the Lease is lost for good; writes carry it. */
+  readonly signal: AbortSignal;
+}
+
+/** The guard of a process that runs without leader election. */
+export const unfencedGuard: LeaseGuard = {
+  check() {},
+  signal: new AbortController().signal,
+};
+
+export function isLeaseLost(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e instanceof LeaseLostError) return true;
+  }
+  return false;
+}
+
+/** A monotonic clock in milliseconds (performance.now): unaffected by wall-clock changes. */
+export interface MonotonicClock {
+  now(): number;
+}
+
+export const systemMonotonicClock: MonotonicClock = { now: () => performance.now() };
+
+/**
+ * The guard's state, owned by the leader elector: it reports each successful renew (with the
+ * monotonic time the request was sent) and the final loss.
+ */
+export class LeaseFence implements LeaseGuard {
+  private renewedAt: number | undefined;
+  private lostReason: string | undefined;
+  private readonly abort = new AbortController();
+
+  constructor(
+    private readonly clock: MonotonicClock,
+    /** How long after a renew was sent this replica may still write: leaseDuration - margin. */
+    private readonly validForMs: number,
+  ) {}
+
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
+
+  /** A renew (or acquire) sent at monotonic time `sentAt` succeeded. */
+  renewed(sentAt: number): void {
+    if (this.lostReason !== undefined) return;
+    this.renewedAt = Math.max(this.renewedAt ?? sentAt, sentAt);
+  }
+
+  /** The Lease is gone for good: abort in-flight writes, refuse every later one. */
+  lose(reason: string): void {
+    if (this.lostReason !== undefined) return;
+    this.lostReason = reason;
+    this.abort.abort(new LeaseLostError(reason));
+  }
+
+  /** Milliseconds this replica may still write, 0 when it may not. */
+  remainingMs(): number {
+    if (this.lostReason !== undefined || this.renewedAt === undefined) return 0;
+    return Math.max(0, this.renewedAt + this.validForMs - this.clock.now());
+  }
+
+  check(): void {
+    if (this.lostReason !== undefined) throw new LeaseLostError(`not the leader: ${this.lostReason}`);
+    if (this.renewedAt === undefined) throw new LeaseLostError("not the leader: the Lease is not held");
+    const age = this.clock.now() - this.renewedAt;
+    if (age >= this.validForMs) {
+      throw new LeaseLostError(
+        `not sure the Lease is held: last renew sent ${Math.round(age)} ms ago, writes stop after ${this.validForMs} ms`,
+      );
+    }
+  }
+}
+
+type ApiClass<T> = new (config: ReturnType<typeof createConfiguration>) => T;
+
+/** `kubeConfig.makeApiClient(ApiClass)` with `pre` run on every request just before it is sent. */
+export function makeApiClientWith<T>(
+  kubeConfig: KubeConfig,
+  apiClass: ApiClass<T>,
+  pre: (ctx: RequestContext) => void,
+): T {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error("kubeconfig: no current cluster");
+  const config = createConfiguration({
+    baseServer: new ServerConfiguration(cluster.server, {}),
+    authMethods: { default: kubeConfig },
+    promiseMiddleware: [
+      {
+        async pre(ctx: RequestContext): Promise<RequestContext> {
+          pre(ctx);
+          return ctx;
+        },
+        async post(ctx: ResponseContext): Promise<ResponseContext> {
+          return ctx;
+        },
+      },
+    ],
+  });
+  return new apiClass(config);
+}
+
+/**
+ * `kubeConfig.makeApiClient(ApiClass)` with every non-GET request fenced by `guard`, and
+ * extra headers on every request (the User-Agent naming the replica).
+ */
+export function makeFencedApiClient<T>(
+  kubeConfig: KubeConfig,
+  apiClass: ApiClass<T>,
+  guard: LeaseGuard,
+  headers: Record<string, string> = {},
+): T {
+  return makeApiClientWith(kubeConfig, apiClass, (ctx) => {
+    for (const [k, v] of Object.entries(headers)) ctx.setHeaderParam(k, v);
+    if (String(ctx.getHttpMethod()) !== "GET") {
+      guard.check();
+      ctx.setSignal(guard.signal);
+    }
+  });
+}
+
+/**
+ * A KubeConfig whose `makeApiClient` builds fenced clients (makeFencedApiClient): adapters
+ * that take a KubeConfig (pod, claim, PetSet, Event clients) are fenced without knowing it.
+ * Everything else (auth, TLS, current context) is the original's, by delegation.
+ */
+export function fencedKubeConfig(
+  kubeConfig: KubeConfig,
+  guard: LeaseGuard,
+  headers: Record<string, string> = {},
+): KubeConfig {
+  const fenced: KubeConfig = Object.create(kubeConfig);
+  fenced.makeApiClient = <T>(apiClass: ApiClass<T>) =>
+    makeFencedApiClient(kubeConfig, apiClass, guard, headers);
+  return fenced;
+}

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { isLeaseLost, LeaseFence, LeaseLostError } from "../../../src/controller/lease-guard.js";
+
+function fence(validForMs = 10_000) {
+  let now = 0;
+  const f = new LeaseFence({ now: () => now }, validForMs);
+  return { f, advance: (ms: number) => (now += ms), at: (t: number) => (now = t) };
+}
+
+describe("LeaseFence", () => {
+  it("refuses writes before the Lease is first held", () => {
+    const { f } = fence();
+    expect(() => f.check()).toThrow(LeaseLostError);
+    expect(f.remainingMs()).toBe(0);
+  });
+
+  it("lets writes through until validFor after the renew was sent, measured from sending", () => {
+    const { f, at } = fence(10_000);
+    at(1_000);
+    f.renewed(500); // the renew request left at t=500 and returned at t=1000
+    at(10_499);
+    expect(() => f.check()).not.toThrow();
+    expect(f.remainingMs()).toBe(1);
+    at(10_500);
+    expect(() => f.check()).toThrow(/not sure the Lease is held/);
+  });
+
+  it("a frozen process that wakes after validFor writes nothing, even before its elector runs", () => {
+    const { f, at } = fence(3_000);
+    f.renewed(0);
+    at(60_000); // SIGSTOP for a minute, then SIGCONT
+    expect(() => f.check()).toThrow(LeaseLostError);
+  });
+
+  it("an older renew never extends a newer one", () => {
+    const { f, at } = fence(1_000);
+    f.renewed(500);
+    f.renewed(100);
+    at(1_400);
+    expect(() => f.check()).not.toThrow();
+  });
+
+  it("losing aborts the signal and refuses for good, even after a late renew", () => {
+    const { f } = fence();
+    f.renewed(0);
+    f.lose("renew deadline passed");
+    expect(f.signal.aborted).toBe(true);
+    expect(isLeaseLost(f.signal.reason)).toBe(true);
+    f.renewed(1);
+    expect(() => f.check()).toThrow(/renew deadline passed/);
+  });
+});
