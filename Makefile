@@ -6,7 +6,7 @@ NODE_STAMP := node_modules/.package-lock.json
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find src hack bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json
 
-.PHONY: run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
+.PHONY: model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -55,6 +55,10 @@ test-real: build ## integration + e2e tests on a real control plane (built from 
 
 conformance: build ## the embedded API server and a real kube-apiserver side by side (docs/conformance.md)
 	bash test/cluster/up.sh && node test/support/run-suite.mjs conformance
+
+model-check: $(NODE_STAMP) ## the model checker at depth (stale caches, restarts, lease handovers); MODEL_RUNS, MODEL_SEED
+	seed=$${MODEL_SEED:-$$RANDOM}; echo "model-check: MODEL_SEED=$$seed"; \
+	MODEL_RUNS=$${MODEL_RUNS:-5000} MODEL_SEED=$$seed npx vitest run --project unit test/unit/controller/model
 
 demo: build ## a scripted tour on the embedded server
 	node dist/src/cli/petset.js demo

@@ -104,7 +104,7 @@ function inRange(world: World, ordinal: number): boolean {
   return ordinal >= start && ordinal < start + world.petSet.spec.replicas;
 }
 
-function unavailableInRange(world: World): number {
+export function unavailableInRange(world: World): number {
   const start = world.petSet.spec.ordinals.start;
   let n = 0;
   for (let o = start; o < start + world.petSet.spec.replicas; o++) {
@@ -208,6 +208,12 @@ function bump(world: World, pod: SimPod, change: Partial<PodView>) {
 export function applyStep(world: World, step: Step): void {
   checkBefore(world, step);
   const unavailableBefore = unavailableInRange(world);
+  mutate(world, step);
+  checkAfter(world, step, unavailableBefore);
+}
+
+/** Performs a step on the world like the API would (no checks besides preconditions). */
+export function mutate(world: World, step: Step): void {
   world.stepsApplied.push(step);
   switch (step.kind) {
     case "createPod": {
@@ -302,7 +308,6 @@ export function applyStep(world: World, step: Step): void {
       break;
     }
   }
-  checkAfter(world, step, unavailableBefore);
 }
 
 /** One controller sync: plan, apply every step, write status. */

@@ -1,0 +1,486 @@
+/**
+ * A model of the controller in a world that is not fresh, for the model checker
+ * (stale-model.test.ts). The truth is the planner simulator's World (simulate.ts); around it:
+ *
+ * - Feeds: every object (each pod and claim by name, the PetSet, the version list) has the
+ *   ordered list of states the truth went through, as a watch would deliver them. A replica's
+ *   view is, per object, how far it has read that object's feed: watch order is preserved per
+ *   object and interleaving across objects is arbitrary (the scheduler chooses).
+ * - Replicas: each plans on its own view with the real planner (planRollout), keeps the real
+ *   ExpectationStore (src/controller/expectations.ts) and executes its plan one step at a
+ *   time, so other things can happen between two steps of one sync. Steps meet the API's
+ *   preconditions (uid/resourceVersion → 409, NotFound, AlreadyExists) like the executor.
+ * - The Lease: the leader renews every tick unless frozen; a standby takes over once the
+ *   record is older than the lease duration. With fencing, a replica executes a step only
+ *   while its last renew is younger than leaseDuration - margin, and a new leader's caches
+ *   start on leadership (a fresh view). Without (the code before the safety issue), a frozen
+ *   leader resumes and finishes its sync, and a standby plans on its lagging view.
+ * - Restarts: a replica crashes at any point (its in-flight plan, view and expectations are
+ *   gone) and a fresh one takes its place.
+ *
+ * Invariants (SPEC rules 1–3, 7), checked on the truth after every change: at most two
+ * contents live (terminating pods count), an update never makes more than maxUnavailable pets
+ * unavailable except through disruptions the acting replica could not have seen, no pet moved
+ * below the partition or while paused (as the acting replica's view of the spec says), version
+ * numbers unique and gap-free, and no two replicas writing within one tick of each other's
+ * lease (one writer).
+ */
+import type { PetSetStatus } from "../../../../src/api/index.js";
+import { type Expectation, ExpectationStore, isObserved } from "../../../../src/controller/expectations.js";
+import {
+  isAvailable,
+  planRollout,
+  resolveMaxUnavailable,
+  type Step,
+} from "../../../../src/controller/planner/index.js";
+import type { ClaimView, PodView } from "../../../../src/controller/planner/views.js";
+import { tick as kubeletTick, mutate, type World } from "../planner/simulate.js";
+
+export interface ModelOptions {
+  /** Syncs wait until the view shows the replica's own writes. */
+  expectations: boolean;
+  /** Writes checked against the Lease; caches start on leadership. */
+  fencing: boolean;
+  leaseTicks: number;
+  /** Writes stop this many ticks before the lease could expire. */
+  marginTicks: number;
+  expectationsTimeoutTicks: number;
+}
+
+export const fixedCode: ModelOptions = {
+  expectations: true,
+  fencing: true,
+  leaseTicks: 4,
+  marginTicks: 1,
+  expectationsTimeoutTicks: 30,
+};
+export const codeBeforeSafetyIssue: ModelOptions = { ...fixedCode, expectations: false, fencing: false };
+
+type FeedState = PodView | ClaimView | World["petSet"] | World["versions"] | undefined;
+
+interface InFlight {
+  steps: Step[];
+  status: PetSetStatus;
+  petSetIndex: number;
+  view: View;
+}
+
+interface View {
+  petSet: World["petSet"];
+  versions: World["versions"];
+  pods: PodView[];
+  claims: ClaimView[];
+}
+
+export interface Replica {
+  id: number;
+  read: Map<string, number>;
+  expectations: ExpectationStore;
+  inflight: InFlight | undefined;
+  lastRenewAt: number | undefined;
+  leading: boolean;
+  frozen: boolean;
+  crashed: boolean;
+}
+
+export interface Model {
+  world: World;
+  opts: ModelOptions;
+  feeds: Map<string, FeedState[]>;
+  replicas: Replica[];
+  lease: { holder: number | undefined; renewAt: number };
+  /** uids of pods a user deleted (disruptions a replica may not have seen yet). */
+  userDeleted: Set<string>;
+  /** Last write per replica (time), for the one-writer check. */
+  lastWrite: Map<number, number>;
+  /** Write requests per replica, successful or not (what an audit log counts). */
+  attempts: Map<number, number>;
+  violations: string[];
+  nextId: number;
+}
+
+const tickMs = (m: Model) => m.world.options.tickMs;
+
+export function createModel(world: World, opts: ModelOptions, replicas = 2): Model {
+  const m: Model = {
+    world,
+    opts,
+    feeds: new Map(),
+    replicas: [],
+    lease: { holder: undefined, renewAt: 0 },
+    userDeleted: new Set(),
+    lastWrite: new Map(),
+    attempts: new Map(),
+    violations: [],
+    nextId: 0,
+  };
+  record(m);
+  for (let i = 0; i < replicas; i++) m.replicas.push(newReplica(m));
+  electLeader(m);
+  return m;
+}
+
+function newReplica(m: Model): Replica {
+  const r: Replica = {
+    id: m.nextId++,
+    read: new Map(),
+    expectations: new ExpectationStore(m.opts.expectationsTimeoutTicks * tickMs(m)),
+    inflight: undefined,
+    lastRenewAt: undefined,
+    leading: false,
+    frozen: false,
+    crashed: false,
+  };
+  deliverAll(m, r);
+  return r;
+}
+
+// ------------------------------------------------------------------ feeds and views
+
+/** Appends every object's new state to its feed, then checks the invariants on the truth. */
+export function record(m: Model): void {
+  const { world } = m;
+  const push = (key: string, state: FeedState) => {
+    const feed = m.feeds.get(key) ?? [];
+    if (feed.length === 0 || feed[feed.length - 1] !== state) feed.push(state);
+    m.feeds.set(key, feed);
+  };
+  for (const key of m.feeds.keys()) {
+    if (key.startsWith("pod/") && !world.pods.has(key.slice(4))) push(key, undefined);
+    if (key.startsWith("claim/") && !world.claims.has(key.slice(6))) push(key, undefined);
+  }
+  for (const [name, pod] of world.pods) push(`pod/${name}`, pod.view);
+  for (const [name, claim] of world.claims) push(`claim/${name}`, claim);
+  push("petset", world.petSet);
+  const lastVersions = m.feeds.get("versions")?.at(-1) as World["versions"] | undefined;
+  if (lastVersions?.length !== world.versions.length) push("versions", [...world.versions]);
+  checkTruth(m);
+}
+
+export function feedKeys(m: Model): string[] {
+  return [...m.feeds.keys()].sort();
+}
+
+/** Objects with events the replica's watch has not delivered yet. */
+export function laggingKeys(m: Model, r: Replica): string[] {
+  return feedKeys(m).filter((k) => (r.read.get(k) ?? -1) < (m.feeds.get(k)?.length ?? 0) - 1);
+}
+
+/** The replica's watch of `key` delivers one more event, if there is one. */
+export function deliver(m: Model, r: Replica, key: string): void {
+  const feed = m.feeds.get(key);
+  if (feed === undefined) return;
+  const at = r.read.get(key) ?? -1;
+  if (at < feed.length - 1) r.read.set(key, at + 1);
+}
+
+export function deliverAll(m: Model, r: Replica): void {
+  for (const [key, feed] of m.feeds) r.read.set(key, feed.length - 1);
+}
+
+function seen<T extends FeedState>(m: Model, r: Replica, key: string): T | undefined {
+  const at = r.read.get(key) ?? -1;
+  return at < 0 ? undefined : (m.feeds.get(key)?.[at] as T);
+}
+
+function viewOf(m: Model, r: Replica): View {
+  const pods: PodView[] = [];
+  const claims: ClaimView[] = [];
+  for (const key of m.feeds.keys()) {
+    if (key.startsWith("pod/")) {
+      const p = seen<PodView>(m, r, key);
+      if (p !== undefined) pods.push(p);
+    } else if (key.startsWith("claim/")) {
+      const c = seen<ClaimView>(m, r, key);
+      if (c !== undefined) claims.push(c);
+    }
+  }
+  return {
+    petSet: seen<World["petSet"]>(m, r, "petset") ?? m.world.petSet,
+    versions: seen<World["versions"]>(m, r, "versions") ?? [],
+    pods,
+    claims,
+  };
+}
+
+function lookupFor(m: Model, r: Replica) {
+  return (resource: string, name: string) => {
+    if (resource === "petsets") {
+      return { uid: "set-uid", resourceVersion: String(r.read.get("petset") ?? -1), terminating: false };
+    }
+    const key = resource === "pods" ? `pod/${name}` : `claim/${name}`;
+    const obj = seen<PodView | ClaimView>(m, r, key);
+    if (obj === undefined) return undefined;
+    return {
+      uid: obj.uid,
+      resourceVersion: obj.resourceVersion,
+      terminating: obj.deletionTimestamp !== undefined,
+    };
+  };
+}
+
+// ------------------------------------------------------------------ the Lease
+
+function electLeader(m: Model): void {
+  const now = m.world.now;
+  const expired = m.lease.holder === undefined || now - m.lease.renewAt >= m.opts.leaseTicks * tickMs(m);
+  if (!expired) return;
+  const next =
+    m.replicas.find((r) => !r.frozen && !r.crashed && r.id !== m.lease.holder) ??
+    m.replicas.find((r) => !r.frozen && !r.crashed);
+  if (next === undefined) return;
+  m.lease = { holder: next.id, renewAt: now };
+  next.leading = true;
+  next.lastRenewAt = now;
+  // Caches start on leadership: the first list is a consistent read.
+  if (m.opts.fencing) deliverAll(m, next);
+}
+
+/** The Lease part of a tick: the holder renews; a replica that finds it lost stops. */
+function leaseTick(m: Model): void {
+  for (const r of m.replicas) {
+    if (r.frozen || r.crashed || !r.leading) continue;
+    if (m.lease.holder === r.id) {
+      m.lease.renewAt = m.world.now;
+      r.lastRenewAt = m.world.now;
+    } else {
+      r.leading = false; // lost: it never writes again (with fencing its in-flight plan stops)
+      if (m.opts.fencing) r.inflight = undefined;
+    }
+  }
+  electLeader(m);
+}
+
+function mayWrite(m: Model, r: Replica): boolean {
+  if (r.frozen || r.crashed) return false;
+  if (!m.opts.fencing) return r.leading || r.inflight !== undefined;
+  if (!r.leading || r.lastRenewAt === undefined) return false;
+  return m.world.now - r.lastRenewAt < (m.opts.leaseTicks - m.opts.marginTicks) * tickMs(m);
+}
+
+// ------------------------------------------------------------------ actions
+
+export function tick(m: Model): void {
+  kubeletTick(m.world);
+  record(m);
+  leaseTick(m);
+}
+
+export function freeze(m: Model, r: Replica, frozen: boolean): void {
+  r.frozen = frozen;
+}
+
+/** The replica's process dies; a fresh one (empty memory, fresh caches) takes its place. */
+export function crash(m: Model, r: Replica): void {
+  r.crashed = true;
+  r.leading = false;
+  r.inflight = undefined;
+  const fresh = newReplica(m);
+  m.replicas[m.replicas.indexOf(r)] = fresh;
+}
+
+export function userDelete(m: Model, name: string): void {
+  const pod = m.world.pods.get(name);
+  if (pod === undefined || pod.view.deletionTimestamp !== undefined) return;
+  m.userDeleted.add(pod.view.uid);
+  const grace = m.world.options.terminateTicks * tickMs(m);
+  pod.view = {
+    ...pod.view,
+    deletionTimestamp: m.world.now + grace,
+    deletionRequestedAt: m.world.now,
+    ready: false,
+    resourceVersion: String(++m.world.serial),
+  };
+  pod.goneAt = m.world.now + grace;
+  record(m);
+}
+
+/** One sync starts: wait for expectations, then plan on the view. */
+export function startSync(m: Model, r: Replica): void {
+  if (r.inflight !== undefined || r.crashed || r.frozen || !r.leading) return;
+  const now = m.world.now;
+  if (m.opts.expectations) {
+    const check = r.expectations.check("web", lookupFor(m, r), now);
+    if (check.pending.length > 0) return;
+  }
+  const view = viewOf(m, r);
+  const plan = planRollout({
+    petSet: view.petSet,
+    versions: view.versions,
+    pods: view.pods,
+    claims: view.claims,
+    now,
+  });
+  r.inflight = { steps: [...plan.steps], status: plan.status, petSetIndex: r.read.get("petset") ?? -1, view };
+}
+
+/** The replica's sync performs its next step (or, after the last, writes status). */
+export function executeNext(m: Model, r: Replica): void {
+  const f = r.inflight;
+  if (f === undefined || r.frozen || r.crashed) return;
+  if (!mayWrite(m, r)) {
+    if (m.opts.fencing) r.inflight = undefined; // LeaseLostError: the sync ends, nothing written
+    return;
+  }
+  const expect = (e: Expectation) => r.expectations.expect("web", e, m.world.now);
+  m.attempts.set(r.id, (m.attempts.get(r.id) ?? 0) + 1);
+  const step = f.steps.shift();
+  if (step === undefined) {
+    r.inflight = undefined;
+    const truthIndex = (m.feeds.get("petset")?.length ?? 0) - 1;
+    if (f.petSetIndex !== truthIndex) return; // 409 on the status write: the next sync redoes it
+    noteWrite(m, r);
+    expect({ kind: "changed", resource: "petsets", name: "web", uid: "set-uid", from: String(truthIndex) });
+    m.world.petSet = { ...m.world.petSet, status: f.status };
+    record(m);
+    return;
+  }
+  const outcome = perform(m, r, f, step, expect);
+  if (outcome !== "ok") r.inflight = undefined;
+}
+
+type Outcome = "ok" | "conflict" | "notFound" | "alreadyExists";
+
+function perform(m: Model, r: Replica, f: InFlight, step: Step, expect: (e: Expectation) => void): Outcome {
+  const { world } = m;
+  if (step.kind === "createPod") {
+    const name = step.pod.metadata?.name ?? "";
+    if (world.pods.has(name)) {
+      expect({ kind: "present", resource: "pods", name });
+      return "alreadyExists";
+    }
+    applyChecked(m, r, f, step);
+    expect({ kind: "present", resource: "pods", name, uid: world.pods.get(name)?.view.uid ?? "" });
+    return "ok";
+  }
+  if (step.kind === "createClaim") {
+    const name = step.claim.metadata?.name ?? "";
+    if (!world.claims.has(name)) applyChecked(m, r, f, step);
+    expect({ kind: "present", resource: "persistentvolumeclaims", name });
+    return "ok";
+  }
+  if (step.kind === "deleteClaim") {
+    applyChecked(m, r, f, step);
+    expect({ kind: "gone", resource: "persistentvolumeclaims", name: step.claimName, uid: step.uid });
+    return "ok";
+  }
+  if (step.kind === "rollbackTo") {
+    const truthIndex = (m.feeds.get("petset")?.length ?? 0) - 1;
+    expect({
+      kind: "changed",
+      resource: "petsets",
+      name: "web",
+      uid: "set-uid",
+      from: String(f.petSetIndex),
+    });
+    if (f.petSetIndex !== truthIndex) return "conflict";
+    applyChecked(m, r, f, step);
+    return "ok";
+  }
+  const pod = world.pods.get(step.podName);
+  if (pod === undefined || pod.view.uid !== step.uid) {
+    if (step.kind === "deletePod") {
+      expect({ kind: "gone", resource: "pods", name: step.podName, uid: step.uid });
+      return "notFound";
+    }
+    return "notFound";
+  }
+  if (pod.view.resourceVersion !== step.resourceVersion) {
+    expect({
+      kind: "changed",
+      resource: "pods",
+      name: step.podName,
+      uid: step.uid,
+      from: step.resourceVersion,
+    });
+    return "conflict";
+  }
+  applyChecked(m, r, f, step);
+  if (step.kind === "deletePod")
+    expect({ kind: "gone", resource: "pods", name: step.podName, uid: step.uid });
+  else
+    expect({
+      kind: "changed",
+      resource: "pods",
+      name: step.podName,
+      uid: step.uid,
+      from: step.resourceVersion,
+    });
+  return "ok";
+}
+
+function noteWrite(m: Model, r: Replica): void {
+  for (const [other, at] of m.lastWrite) {
+    if (other !== r.id && m.world.now - at < tickMs(m)) {
+      m.violations.push(`t=${m.world.now}: replicas ${other} and ${r.id} both wrote within one tick`);
+    }
+  }
+  m.lastWrite.set(r.id, m.world.now);
+}
+
+// ------------------------------------------------------------------ invariants
+
+function applyChecked(m: Model, r: Replica, f: InFlight, step: Step): void {
+  noteWrite(m, r);
+  const spec = f.view.petSet.spec;
+  const moves =
+    step.kind === "patchPodImages" ||
+    (step.kind === "deletePod" && (step.reason === "update" || step.reason === "replace-broken"));
+  const partitionOrdinal = spec.ordinals.start + (spec.updateStrategy.rollingUpdate?.partition ?? 0);
+  const violate = (msg: string) => m.violations.push(`t=${m.world.now} replica ${r.id} ${step.kind}: ${msg}`);
+  if (moves && spec.paused) violate(`moved ${"podName" in step ? step.podName : ""} while paused`);
+  if (
+    moves &&
+    "ordinal" in step &&
+    spec.updateStrategy.type === "RollingUpdate" &&
+    step.ordinal < partitionOrdinal
+  )
+    violate(`updated ordinal ${step.ordinal} below the partition`);
+  const isUpdate = (step.kind === "deletePod" && step.reason === "update") || step.kind === "patchPodImages";
+  const before = isUpdate ? knownUnavailable(m, r, f) : 0;
+  mutate(m.world, step);
+  record(m);
+  if (isUpdate) {
+    const max = resolveMaxUnavailable(spec.updateStrategy.rollingUpdate?.maxUnavailable ?? 1, spec.replicas);
+    const after = knownUnavailable(m, r, f);
+    if (after > before && after > max) violate(`${after} pets unavailable > maxUnavailable ${max}`);
+  }
+}
+
+/**
+ * Pets unavailable in the truth, leaving out those a user disrupted while the replica's view
+ * still shows them available (no controller can count what it has not been told).
+ */
+function knownUnavailable(m: Model, r: Replica, f: InFlight): number {
+  const spec = f.view.petSet.spec;
+  const minReady = spec.minReadySeconds * 1000;
+  let n = 0;
+  for (let o = spec.ordinals.start; o < spec.ordinals.start + spec.replicas; o++) {
+    const name = `${m.world.petSet.metadata.name}-${o}`;
+    const truth = m.world.pods.get(name)?.view;
+    if (truth !== undefined && isAvailable(truth, minReady, m.world.now)) continue;
+    const viewed = seen<PodView>(m, r, `pod/${name}`);
+    const unseen =
+      viewed !== undefined &&
+      m.userDeleted.has(viewed.uid) &&
+      viewed.deletionTimestamp === undefined &&
+      (truth === undefined || truth.uid === viewed.uid);
+    if (!unseen) n++;
+  }
+  return n;
+}
+
+function checkTruth(m: Model): void {
+  const contents = new Set([...m.world.pods.values()].map((p) => p.view.hash));
+  if (contents.size > 2) {
+    const pods = [...m.world.pods.values()].map((p) => `${p.view.name}@v${p.view.version}`).join(" ");
+    m.violations.push(`t=${m.world.now}: ${contents.size} versions live: ${pods}`);
+  }
+  const numbers = m.world.versions.map((v) => v.spec.version);
+  if (numbers.some((n, i) => n !== i + 1))
+    m.violations.push(`version numbers not 1..N: ${numbers.join(",")}`);
+}
+
+export function leader(m: Model): Replica | undefined {
+  return m.replicas.find((r) => r.id === m.lease.holder && !r.crashed);
+}
