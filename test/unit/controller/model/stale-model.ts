@@ -26,7 +26,7 @@
  * lease (one writer).
  */
 import type { PetSetStatus } from "../../../../src/api/index.js";
-import { type Expectation, ExpectationStore, isObserved } from "../../../../src/controller/expectations.js";
+import { type Expectation, ExpectationStore } from "../../../../src/controller/expectations.js";
 import {
   isAvailable,
   planRollout,
@@ -266,7 +266,7 @@ export function tick(m: Model): void {
   leaseTick(m);
 }
 
-export function freeze(m: Model, r: Replica, frozen: boolean): void {
+export function freeze(_m: Model, r: Replica, frozen: boolean): void {
   r.frozen = frozen;
 }
 
