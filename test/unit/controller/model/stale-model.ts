@@ -27,14 +27,13 @@
  */
 import type { PetSetStatus } from "../../../../src/api/index.js";
 import { type Expectation, ExpectationStore } from "../../../../src/controller/expectations.js";
-import {
-  isAvailable,
-  planRollout,
-  resolveMaxUnavailable,
-  type Step,
-} from "../../../../src/controller/planner/index.js";
+import { planRollout, type Step } from "../../../../src/controller/planner/index.js";
 import type { ClaimView, PodView } from "../../../../src/controller/planner/views.js";
-import { tick as kubeletTick, mutate, type World } from "../planner/simulate.js";
+import { tick as kubeletTick, type World } from "../planner/simulate.js";
+import { deliverAll, lookupFor, record, viewOf } from "./feeds.js";
+import { applyChecked } from "./invariants.js";
+
+export { deliver, deliverAll, feedKeys, laggingKeys, record } from "./feeds.js";
 
 export interface ModelOptions {
   /** Syncs wait until the view shows the replica's own writes. */
@@ -56,16 +55,16 @@ export const fixedCode: ModelOptions = {
 };
 export const codeBeforeSafetyIssue: ModelOptions = { ...fixedCode, expectations: false, fencing: false };
 
-type FeedState = PodView | ClaimView | World["petSet"] | World["versions"] | undefined;
+export type FeedState = PodView | ClaimView | World["petSet"] | World["versions"] | undefined;
 
-interface InFlight {
+export interface InFlight {
   steps: Step[];
   status: PetSetStatus;
   petSetIndex: number;
   view: View;
 }
 
-interface View {
+export interface View {
   petSet: World["petSet"];
   versions: World["versions"];
   pods: PodView[];
@@ -99,7 +98,7 @@ export interface Model {
   nextId: number;
 }
 
-const tickMs = (m: Model) => m.world.options.tickMs;
+export const tickMs = (m: Model) => m.world.options.tickMs;
 
 export function createModel(world: World, opts: ModelOptions, replicas = 2): Model {
   const m: Model = {
@@ -133,90 +132,6 @@ function newReplica(m: Model): Replica {
   };
   deliverAll(m, r);
   return r;
-}
-
-// ------------------------------------------------------------------ feeds and views
-
-/** Appends every object's new state to its feed, then checks the invariants on the truth. */
-export function record(m: Model): void {
-  const { world } = m;
-  const push = (key: string, state: FeedState) => {
-    const feed = m.feeds.get(key) ?? [];
-    if (feed.length === 0 || feed[feed.length - 1] !== state) feed.push(state);
-    m.feeds.set(key, feed);
-  };
-  for (const key of m.feeds.keys()) {
-    if (key.startsWith("pod/") && !world.pods.has(key.slice(4))) push(key, undefined);
-    if (key.startsWith("claim/") && !world.claims.has(key.slice(6))) push(key, undefined);
-  }
-  for (const [name, pod] of world.pods) push(`pod/${name}`, pod.view);
-  for (const [name, claim] of world.claims) push(`claim/${name}`, claim);
-  push("petset", world.petSet);
-  const lastVersions = m.feeds.get("versions")?.at(-1) as World["versions"] | undefined;
-  if (lastVersions?.length !== world.versions.length) push("versions", [...world.versions]);
-  checkTruth(m);
-}
-
-export function feedKeys(m: Model): string[] {
-  return [...m.feeds.keys()].sort();
-}
-
-/** Objects with events the replica's watch has not delivered yet. */
-export function laggingKeys(m: Model, r: Replica): string[] {
-  return feedKeys(m).filter((k) => (r.read.get(k) ?? -1) < (m.feeds.get(k)?.length ?? 0) - 1);
-}
-
-/** The replica's watch of `key` delivers one more event, if there is one. */
-export function deliver(m: Model, r: Replica, key: string): void {
-  const feed = m.feeds.get(key);
-  if (feed === undefined) return;
-  const at = r.read.get(key) ?? -1;
-  if (at < feed.length - 1) r.read.set(key, at + 1);
-}
-
-export function deliverAll(m: Model, r: Replica): void {
-  for (const [key, feed] of m.feeds) r.read.set(key, feed.length - 1);
-}
-
-function seen<T extends FeedState>(m: Model, r: Replica, key: string): T | undefined {
-  const at = r.read.get(key) ?? -1;
-  return at < 0 ? undefined : (m.feeds.get(key)?.[at] as T);
-}
-
-function viewOf(m: Model, r: Replica): View {
-  const pods: PodView[] = [];
-  const claims: ClaimView[] = [];
-  for (const key of m.feeds.keys()) {
-    if (key.startsWith("pod/")) {
-      const p = seen<PodView>(m, r, key);
-      if (p !== undefined) pods.push(p);
-    } else if (key.startsWith("claim/")) {
-      const c = seen<ClaimView>(m, r, key);
-      if (c !== undefined) claims.push(c);
-    }
-  }
-  return {
-    petSet: seen<World["petSet"]>(m, r, "petset") ?? m.world.petSet,
-    versions: seen<World["versions"]>(m, r, "versions") ?? [],
-    pods,
-    claims,
-  };
-}
-
-function lookupFor(m: Model, r: Replica) {
-  return (resource: string, name: string) => {
-    if (resource === "petsets") {
-      return { uid: "set-uid", resourceVersion: String(r.read.get("petset") ?? -1), terminating: false };
-    }
-    const key = resource === "pods" ? `pod/${name}` : `claim/${name}`;
-    const obj = seen<PodView | ClaimView>(m, r, key);
-    if (obj === undefined) return undefined;
-    return {
-      uid: obj.uid,
-      resourceVersion: obj.resourceVersion,
-      terminating: obj.deletionTimestamp !== undefined,
-    };
-  };
 }
 
 // ------------------------------------------------------------------ the Lease
@@ -409,76 +324,13 @@ function perform(m: Model, r: Replica, f: InFlight, step: Step, expect: (e: Expe
   return "ok";
 }
 
-function noteWrite(m: Model, r: Replica): void {
+export function noteWrite(m: Model, r: Replica): void {
   for (const [other, at] of m.lastWrite) {
     if (other !== r.id && m.world.now - at < tickMs(m)) {
       m.violations.push(`t=${m.world.now}: replicas ${other} and ${r.id} both wrote within one tick`);
     }
   }
   m.lastWrite.set(r.id, m.world.now);
-}
-
-// ------------------------------------------------------------------ invariants
-
-function applyChecked(m: Model, r: Replica, f: InFlight, step: Step): void {
-  noteWrite(m, r);
-  const spec = f.view.petSet.spec;
-  const moves =
-    step.kind === "patchPodImages" ||
-    (step.kind === "deletePod" && (step.reason === "update" || step.reason === "replace-broken"));
-  const partitionOrdinal = spec.ordinals.start + (spec.updateStrategy.rollingUpdate?.partition ?? 0);
-  const violate = (msg: string) => m.violations.push(`t=${m.world.now} replica ${r.id} ${step.kind}: ${msg}`);
-  if (moves && spec.paused) violate(`moved ${"podName" in step ? step.podName : ""} while paused`);
-  if (
-    moves &&
-    "ordinal" in step &&
-    spec.updateStrategy.type === "RollingUpdate" &&
-    step.ordinal < partitionOrdinal
-  )
-    violate(`updated ordinal ${step.ordinal} below the partition`);
-  const isUpdate = (step.kind === "deletePod" && step.reason === "update") || step.kind === "patchPodImages";
-  const before = isUpdate ? knownUnavailable(m, r, f) : 0;
-  mutate(m.world, step);
-  record(m);
-  if (isUpdate) {
-    const max = resolveMaxUnavailable(spec.updateStrategy.rollingUpdate?.maxUnavailable ?? 1, spec.replicas);
-    const after = knownUnavailable(m, r, f);
-    if (after > before && after > max) violate(`${after} pets unavailable > maxUnavailable ${max}`);
-  }
-}
-
-/**
- * Pets unavailable in the truth, leaving out those a user disrupted while the replica's view
- * still shows them available (no controller can count what it has not been told).
- */
-function knownUnavailable(m: Model, r: Replica, f: InFlight): number {
-  const spec = f.view.petSet.spec;
-  const minReady = spec.minReadySeconds * 1000;
-  let n = 0;
-  for (let o = spec.ordinals.start; o < spec.ordinals.start + spec.replicas; o++) {
-    const name = `${m.world.petSet.metadata.name}-${o}`;
-    const truth = m.world.pods.get(name)?.view;
-    if (truth !== undefined && isAvailable(truth, minReady, m.world.now)) continue;
-    const viewed = seen<PodView>(m, r, `pod/${name}`);
-    const unseen =
-      viewed !== undefined &&
-      m.userDeleted.has(viewed.uid) &&
-      viewed.deletionTimestamp === undefined &&
-      (truth === undefined || truth.uid === viewed.uid);
-    if (!unseen) n++;
-  }
-  return n;
-}
-
-function checkTruth(m: Model): void {
-  const contents = new Set([...m.world.pods.values()].map((p) => p.view.hash));
-  if (contents.size > 2) {
-    const pods = [...m.world.pods.values()].map((p) => `${p.view.name}@v${p.view.version}`).join(" ");
-    m.violations.push(`t=${m.world.now}: ${contents.size} versions live: ${pods}`);
-  }
-  const numbers = m.world.versions.map((v) => v.spec.version);
-  if (numbers.some((n, i) => n !== i + 1))
-    m.violations.push(`version numbers not 1..N: ${numbers.join(",")}`);
 }
 
 export function leader(m: Model): Replica | undefined {
