@@ -5,11 +5,11 @@
  * test/integration/install.test.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { parser } from "@prometheus-io/lezer-promql";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { ConditionTypes, ProgressingReasons } from "../../../src/api/names.js";
+import { startProbeServer } from "../../../src/controller/http-server.js";
 import { createMetrics } from "../../../src/controller/metrics.js";
 
 type Obj = Record<string, unknown>;
@@ -85,6 +85,42 @@ function selectors(expr: string): { errors: number; selectors: Selector[] } {
   });
   return { errors, selectors: out };
 }
+
+describe("deploy/controller.yaml", () => {
+  const docs = parseAllDocuments(readFileSync("deploy/controller.yaml", "utf8")).map((d) =>
+    obj(d.toJS(), "doc"),
+  );
+  const deployment = docs.find((d) => d.kind === "Deployment");
+  const pod = obj(obj(obj(deployment?.spec, "spec").template, "template").spec, "pod spec");
+  const container = obj(list(pod.containers, "containers")[0], "container");
+
+  it("probes paths the controller serves, on the port --metrics-addr opens", async () => {
+    const args = list(container.args, "args").map(String);
+    const addr = args.find((a) => a.startsWith("--metrics-addr="))?.split("=")[1];
+    const ports = list(container.ports, "ports").map((p) => obj(p, "port"));
+    expect(ports.find((p) => p.name === "metrics")?.containerPort).toBe(Number(addr?.split(":").at(-1)));
+    const probes = ["livenessProbe", "readinessProbe"].map((k) => obj(obj(container[k], k).httpGet, k));
+    for (const p of probes) expect(p.port).toBe("metrics");
+
+    const metrics = createMetrics();
+    const { server, port } = await startProbeServer({
+      addr: "127.0.0.1:0",
+      registry: metrics.registry,
+      ready: () => true,
+    });
+    try {
+      for (const p of probes) {
+        const res = await fetch(`http://127.0.0.1:${port}${String(p.path)}`);
+        expect(res.status, String(p.path)).toBe(200);
+      }
+      const body = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      // What components/prometheus alerts on.
+      for (const m of ["petset_leader", "petset_syncs_total", "petset_condition"]) expect(body).toContain(m);
+    } finally {
+      server.close();
+    }
+  });
+});
 
 describe("deploy/components/prometheus", () => {
   const rule = readYaml("deploy/components/prometheus/prometheusrule.yaml");
