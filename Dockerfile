@@ -16,6 +16,7 @@ COPY --from=build /src/node_modules ./node_modules
 COPY --from=build /src/dist ./dist
 COPY package.json ./
 COPY crds ./crds
-USER node
+# The image's `node` user, by number: Kubernetes can only check runAsNonRoot against a numeric user.
+USER 1000:1000
 ENTRYPOINT ["node", "dist/src/cli/petset.js"]
 CMD ["controller"]

@@ -6,7 +6,7 @@ NODE_STAMP := node_modules/.package-lock.json
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find src hack bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json
 
-.PHONY: model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
+.PHONY: krew-archive model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -71,6 +71,16 @@ cluster-up: ## build (cached) and start etcd, kube-apiserver, controller-manager
 
 cluster-down: ## stop the processes cluster-up started
 	bash test/cluster/down.sh
+
+KREW_VERSION := $(shell node -p 'require("./package.json").version')
+krew-archive: build ## the kubectl-petset archive deploy/krew/petset.yaml points at (dist/krew/), with its sha256
+	rm -rf dist/krew && mkdir -p dist/krew/petset/dist
+	cp package.json package-lock.json dist/krew/petset/
+	cp -r dist/src dist/krew/petset/dist/src
+	cd dist/krew/petset && npm ci --omit=dev --ignore-scripts --no-audit --no-fund
+	chmod +x dist/krew/petset/dist/src/cli/kubectl-petset.js
+	tar -C dist/krew -czf dist/krew/kubectl-petset-v$(KREW_VERSION).tar.gz petset
+	cd dist/krew && sha256sum kubectl-petset-v$(KREW_VERSION).tar.gz
 
 clean: ## remove build output
 	rm -rf dist

@@ -1,5 +1,5 @@
 /** Prometheus metrics of the controller; one registry per controller instance (no globals). */
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, type LabelValues, Registry } from "prom-client";
 
 export interface ControllerMetrics {
   registry: Registry;
@@ -13,6 +13,44 @@ export interface ControllerMetrics {
   expectationWaits: Counter;
   expectationsExpired: Counter;
   writesRefused: Counter;
+  conditions: ConditionMetric;
+}
+
+export type ConditionLabel = "namespace" | "petset" | "type" | "status" | "reason";
+
+/**
+ * `petset_condition`: 1 per condition a PetSet's status carries, so alerts can read
+ * conditions (Progressing=False/ProgressDeadlineExceeded) without kube-state-metrics.
+ * A PetSet's earlier series are removed when its conditions change or it is deleted, so a
+ * reason that no longer holds stops alerting at once.
+ */
+export class ConditionMetric {
+  private readonly series = new Map<string, LabelValues<ConditionLabel>[]>();
+
+  constructor(private readonly gauge: Gauge<ConditionLabel>) {}
+
+  report(
+    namespace: string,
+    petset: string,
+    conditions: readonly { type: string; status: string; reason?: string | undefined }[],
+  ): void {
+    this.forget(namespace, petset);
+    const labels = conditions.map((c) => ({
+      namespace,
+      petset,
+      type: c.type,
+      status: c.status,
+      reason: c.reason ?? "",
+    }));
+    for (const l of labels) this.gauge.set(l, 1);
+    this.series.set(`${namespace}/${petset}`, labels);
+  }
+
+  forget(namespace: string, petset: string): void {
+    const key = `${namespace}/${petset}`;
+    for (const l of this.series.get(key) ?? []) this.gauge.remove(l);
+    this.series.delete(key);
+  }
 }
 
 export function createMetrics(): ControllerMetrics {
@@ -67,5 +105,13 @@ export function createMetrics(): ControllerMetrics {
       help: "Syncs stopped because this replica was not sure it held the Lease",
       ...opts,
     }),
+    conditions: new ConditionMetric(
+      new Gauge({
+        name: "petset_condition",
+        help: "1 for each condition in a PetSet's status (type, status, reason), on the leader",
+        labelNames: ["namespace", "petset", "type", "status", "reason"],
+        ...opts,
+      }),
+    ),
   };
 }

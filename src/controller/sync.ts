@@ -75,7 +75,10 @@ const INVALID_SPEC_REQUEUE_MS = 30_000;
 export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncResult> {
   const [namespace = "", name = ""] = key.split("/");
   const raw = ctx.caches.petSets.get(name, namespace);
-  if (!raw) return {};
+  if (!raw) {
+    ctx.metrics.conditions.forget(namespace, name);
+    return {};
+  }
   const parsed = PetSetSchema.safeParse(raw);
   if (!parsed.success) {
     const fields = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
@@ -285,6 +288,7 @@ async function syncParsed(
     const target = e.object === "petset" ? petSetTarget(petSet) : podTarget(namespace, e.object);
     await ctx.events.record(target, { type: e.type, reason: e.reason, message: e.message });
   }
+  ctx.metrics.conditions.report(namespace, name, status.conditions);
   await writeStatus(ctx, written, status, expect);
   return requeueAfterMs === undefined ? {} : { requeueAfterMs };
 }
