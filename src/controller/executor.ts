@@ -8,7 +8,7 @@ import { Annotations, type PetSet, type PetSetVersion } from "../api/index.js";
 import { createMergePatch } from "../util/merge-patch.js";
 import { contentOf } from "../versions/content.js";
 import type { ClaimControl } from "./claim-control.js";
-import type { PetSetWriter } from "./petset-client.js";
+import type { PetSetWriter, VersionControl } from "./petset-client.js";
 import type { RollbackToStep, Step } from "./planner/index.js";
 import type { PodControl } from "./pod-control.js";
 
@@ -16,6 +16,7 @@ export interface ExecutorDeps {
   pods: PodControl;
   claims: ClaimControl;
   petSets: PetSetWriter;
+  versions: Pick<VersionControl, "recordStatus">;
 }
 
 /** A step failed; carries which step, so conditions and Events can name it. */
@@ -48,6 +49,8 @@ export function describeStep(step: Step): string {
       return `delete claim ${step.claimName}`;
     case "rollbackTo":
       return `roll back to version ${step.version}`;
+    case "recordVersionStatus":
+      return `record ${step.facts.join(", ")} on version ${step.versionName}`;
   }
 }
 
@@ -108,6 +111,8 @@ async function executeStep(
       });
     case "deleteClaim":
       return deps.claims.delete(ns, step.claimName, step.uid);
+    case "recordVersionStatus":
+      return deps.versions.recordStatus(ns, step.versionName, step.resourceVersion, step.status);
   }
 }
 

@@ -5,7 +5,7 @@
 import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { GROUP, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
 import type { PetSetStatus } from "../api/petset.js";
-import type { PetSetVersion } from "../api/petset-version.js";
+import type { PetSetVersion, PetSetVersionStatus } from "../api/petset-version.js";
 import { isNotFound } from "./api-errors.js";
 import type { WriteCounter } from "./write-counter.js";
 
@@ -21,6 +21,16 @@ export interface VersionControl {
   delete(namespace: string, name: string, uid: string, resourceVersion?: string): Promise<void>;
   /** Adopts an orphan: sets the controller ownerReference (resourceVersion precondition). */
   adopt(namespace: string, name: string, resourceVersion: string, owner: OwnerRef): Promise<void>;
+  /**
+   * Writes the version's rollout facts (its `status` subresource) as a merge patch; fails with
+   * 409 if the version changed since `resourceVersion`, 404 if it is gone.
+   */
+  recordStatus(
+    namespace: string,
+    name: string,
+    resourceVersion: string,
+    status: PetSetVersionStatus,
+  ): Promise<void>;
 }
 
 export interface OwnerRef {
@@ -86,6 +96,13 @@ export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter)
       writes.count("patch", "petsetversions");
       await api.patchNamespacedCustomObject(
         { ...psv, namespace, name, body: { metadata: { resourceVersion, ownerReferences: [owner] } } },
+        merge,
+      );
+    },
+    async recordStatus(namespace, name, resourceVersion, st) {
+      writes.count("patch", "petsetversions/status");
+      await api.patchNamespacedCustomObjectStatus(
+        { ...psv, namespace, name, body: { metadata: { resourceVersion }, status: st } },
         merge,
       );
     },

@@ -70,8 +70,10 @@ export function syncVersions(world: World): void {
   const older = [...world.versions].reverse().find((v) => v.spec.hash === hash);
   const n = (newest?.spec.version ?? 0) + 1;
   const image = template.spec.containers[0]?.image ?? "";
+  world.serial++;
   world.versions.push(
     makeVersion(n, image, {
+      resourceVersion: String(world.serial),
       template: structuredClone(template),
       volumeClaimTemplates: structuredClone(volumeClaimTemplates),
       createdAt: world.now,
@@ -139,6 +141,18 @@ function checkBefore(world: World, step: Step): void {
   if (step.kind === "createPod") {
     const name = step.pod.metadata?.name ?? "";
     if (world.pods.has(name)) violate(world, step, `second pod for pet ${name}`);
+    if (spec.updateStrategy.type === "RollingUpdate" && step.ordinal < partitionOrdinal) {
+      // Partition respected: a lower pet is created with a content some lower pet runs.
+      const lower = views(world).filter(
+        (p) =>
+          p.ordinal >= spec.ordinals.start &&
+          p.ordinal < partitionOrdinal &&
+          p.deletionTimestamp === undefined,
+      );
+      const hash = step.pod.metadata?.labels?.["petset.dev/hash"];
+      if (lower.length > 0 && !lower.some((p) => p.hash === hash))
+        violate(world, step, `created ${name} below the partition at a content no lower pet runs`);
+    }
     if (!inRange(world, step.ordinal)) violate(world, step, `created ${name} outside the ordinal range`);
     if (spec.podManagementPolicy === "OrderedReady") {
       for (let o = spec.ordinals.start; o < step.ordinal; o++) {
@@ -287,6 +301,25 @@ export function applyStep(world: World, step: Step): void {
     }
     case "deleteClaim": {
       world.claims.delete(step.claimName);
+      break;
+    }
+    case "recordVersionStatus": {
+      const i = world.versions.findIndex((v) => v.spec.version === step.version);
+      const version = world.versions[i];
+      if (version === undefined) {
+        violate(world, step, `no version ${step.version}`);
+        break;
+      }
+      if ((version.metadata.resourceVersion ?? "") !== step.resourceVersion) {
+        violate(world, step, `stale precondition for version ${step.version}`);
+        break;
+      }
+      world.serial++;
+      world.versions[i] = {
+        ...version,
+        metadata: { ...version.metadata, resourceVersion: String(world.serial) },
+        status: structuredClone(step.status),
+      };
       break;
     }
     case "rollbackTo": {
