@@ -75,20 +75,6 @@ export function petSetVersionCrd(k8s: StructuralConverter): Schema {
             { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
             { name: "Hash", type: "string", jsonPath: ".spec.hash", priority: 1 },
             { name: "Changed-by", type: "string", jsonPath: ".spec.changedBy", priority: 1 },
-            {
-              name: "Rolled-out",
-              type: "date",
-              jsonPath: ".status.fullyRolledOutAt",
-              description: "Last time every pet ran this version, available",
-              priority: 1,
-            },
-            {
-              name: "Superseded-by",
-              type: "integer",
-              jsonPath: ".status.supersededBy",
-              description: "The version that took over its rollout",
-              priority: 1,
-            },
           ],
           schema: {
             openAPIV3Schema: {

@@ -141,18 +141,6 @@ function checkBefore(world: World, step: Step): void {
   if (step.kind === "createPod") {
     const name = step.pod.metadata?.name ?? "";
     if (world.pods.has(name)) violate(world, step, `second pod for pet ${name}`);
-    if (spec.updateStrategy.type === "RollingUpdate" && step.ordinal < partitionOrdinal) {
-      // Partition respected: a lower pet is created with a content some lower pet runs.
-      const lower = views(world).filter(
-        (p) =>
-          p.ordinal >= spec.ordinals.start &&
-          p.ordinal < partitionOrdinal &&
-          p.deletionTimestamp === undefined,
-      );
-      const hash = step.pod.metadata?.labels?.["petset.dev/hash"];
-      if (lower.length > 0 && !lower.some((p) => p.hash === hash))
-        violate(world, step, `created ${name} below the partition at a content no lower pet runs`);
-    }
     if (!inRange(world, step.ordinal)) violate(world, step, `created ${name} outside the ordinal range`);
     if (spec.podManagementPolicy === "OrderedReady") {
       for (let o = spec.ordinals.start; o < step.ordinal; o++) {
