@@ -23,7 +23,9 @@ export interface VersionControl {
   adopt(namespace: string, name: string, resourceVersion: string, owner: OwnerRef): Promise<void>;
   /**
    * Writes the version's rollout facts (its `status` subresource) as a merge patch; fails with
-   * 409 if the version changed since `resourceVersion`, 404 if it is gone.
+   * 409 if the version changed since `resourceVersion`. NotFound counts as done: the version
+   * is gone (nothing left to record), or the CRD predates the status subresource, and then the
+   * PetSet status stays the only memory, as before facts existed (docs/operations.md).
    */
   recordStatus(
     namespace: string,
@@ -101,10 +103,14 @@ export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter)
     },
     async recordStatus(namespace, name, resourceVersion, st) {
       writes.count("patch", "petsetversions/status");
-      await api.patchNamespacedCustomObjectStatus(
-        { ...psv, namespace, name, body: { metadata: { resourceVersion }, status: st } },
-        merge,
-      );
+      try {
+        await api.patchNamespacedCustomObjectStatus(
+          { ...psv, namespace, name, body: { metadata: { resourceVersion }, status: st } },
+          merge,
+        );
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
     },
   };
   const petSets: PetSetWriter = {

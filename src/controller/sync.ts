@@ -187,11 +187,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
     const cause = err instanceof StepError ? err.cause : err;
     const code = statusCode(cause);
     // The status is derived from the versions' facts: never write one whose facts failed to land.
-    if (
-      err instanceof StepError &&
-      err.step.kind === "recordVersionStatus" &&
-      (isConflict(cause) || isNotFound(cause))
-    )
+    if (err instanceof StepError && err.step.kind === "recordVersionStatus" && isConflict(cause))
       return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
     if (isConflict(cause) || isAlreadyExists(cause) || isNotFound(cause)) {
       requeueAfterMs = STALE_CACHE_REQUEUE_MS;

@@ -147,7 +147,7 @@ export class FakeWorld {
       async recordStatus(ns, name, rv, st) {
         world.call("recordVersionStatus", name);
         const v = world.versions.get(name, ns);
-        if (v === undefined) throw apiError(404, "NotFound", `petsetversions "${name}" not found`);
+        if (v === undefined) return; // NotFound counts as done (VersionControl contract)
         if (v.metadata?.resourceVersion !== rv)
           throw apiError(409, "Conflict", `the object has been modified: petsetversions "${name}"`);
         world.versions.put({
