@@ -9,10 +9,6 @@
  *    status.currentVersion, else inferred from the pods (below the partition first). C advances
  *    when every pod runs one content; lastCompleteVersion advances when every pet runs the
  *    target and is available (the autoRollback target).
- *
- * Status is derived (version-facts.ts): memory lives as facts on the versions, read before
- * planning and recorded after it (recordVersionStatus steps run first), so a wiped status
- * comes back identical after one sync.
  *  - target T = the in-flight rollout: the petset.dev/target-version announced on live pods
  *    (else the newest version a pod runs besides C, else N). T becomes N when T's content is
  *    N's, when T is done (every pet >= partition at T and available), or when T is broken
@@ -46,6 +42,10 @@
  * once that condition is in status (the next sync), a rollbackTo step to lastCompleteVersion
  * (unless N already has its content):
  * Progressing=False/RolledBack, then True/RolledBack while the rollback version rolls out.
+ *
+ * Status is derived (version-facts.ts): memory lives as facts on the versions, read before
+ * planning and recorded after it (recordVersionStatus steps run first), so a wiped status
+ * comes back identical after one sync.
  */
 import { podName } from "../../api/index.js";
 import { planPetCreation } from "./pet-creation.js";
