@@ -137,11 +137,17 @@ describe("status is derived: a wiped status comes back after one sync", () => {
       await waitCrashing("plain", 2, 2);
       const before = await withDiagnostics(env, "plain", () =>
         eventually(
-          "status shows the rollout of version 2 in progress",
+          "status shows the rollout of version 2 stalled on plain-2",
           async () => {
             const p = await getPetSet(env, "plain");
             const reason = condition(p, ConditionTypes.progressing)?.reason;
-            return p.status?.updateVersion === 2 && reason === ProgressingReasons.rollingOut ? p : undefined;
+            const settled =
+              p.status?.updateVersion === 2 &&
+              p.status.replicas === 3 &&
+              p.status.updatedReplicas === 1 &&
+              p.status.readyReplicas === 2 &&
+              reason === ProgressingReasons.rollingOut;
+            return settled ? p : undefined;
           },
           WAIT_MS,
         ),
