@@ -10,6 +10,38 @@ import {
 import { versionSpecImmutable } from "./rules.js";
 import type { Schema, StructuralConverter } from "./structural.js";
 
+const time = (description: string): Schema => ({ type: "string", format: "date-time", description });
+
+/** Rollout facts (src/api/petset-version.ts); the PetSet's status is derived from them. */
+function statusSchema(): Schema {
+  return {
+    type: "object",
+    description:
+      "Rollout facts the controller records on this version (never written by users). The PetSet's currentVersion, lastCompleteVersion and Progressing condition are derived from them, so a wiped PetSet status comes back identical.",
+    properties: {
+      observedAt: time("The controller first saw this version as the PetSet's newest."),
+      rolloutStartedAt: time("Pods were first moved towards this version (it became the rollout target)."),
+      resumedAt: time("Last time a paused rollout of this version was resumed; the deadline clock restarts."),
+      deadlineExceededAt: time("Last time its rollout made no progress for progressDeadlineSeconds."),
+      completedAt: time("First time every pet at or above the partition ran this version, available."),
+      becameCurrentAt: time(
+        "It became the PetSet's currentVersion: every pet existed and ran it. The version with the latest time is current.",
+      ),
+      fullyRolledOutAt: time(
+        "Every pet ran this version and was available. The version with the latest time is lastCompleteVersion, the autoRollback target.",
+      ),
+      supersededAt: time("A newer version became the rollout target after this one had started."),
+      supersededBy: {
+        type: "integer",
+        format: "int64",
+        minimum: 1,
+        description: "The version that superseded it.",
+      },
+      rolledBackAt: time("autoRollback gave this version up and rolled back to lastCompleteVersion."),
+    },
+  };
+}
+
 export function petSetVersionCrd(k8s: StructuralConverter): Schema {
   const pvc = k8s.convertNamed("io.k8s.api.core.v1.PersistentVolumeClaim");
   delete (pvc.properties as Record<string, Schema>).status;
@@ -32,6 +64,8 @@ export function petSetVersionCrd(k8s: StructuralConverter): Schema {
           name: VERSION,
           served: true,
           storage: true,
+          // Rollout facts, written only by the controller; spec stays immutable (CEL rule).
+          subresources: { status: {} },
           additionalPrinterColumns: [
             { name: "PetSet", type: "string", jsonPath: ".spec.petSet" },
             { name: "Version", type: "integer", jsonPath: ".spec.version" },
@@ -123,6 +157,7 @@ export function petSetVersionCrd(k8s: StructuralConverter): Schema {
                     },
                   },
                 },
+                status: statusSchema(),
               },
             },
           },

@@ -25,11 +25,44 @@ export const PetSetVersionSpecSchema = z.object({
 });
 export type PetSetVersionSpec = z.infer<typeof PetSetVersionSpecSchema>;
 
+/** RFC 3339 time, as the controller writes it (`Date.toISOString()`). */
+const Time = z.string();
+
+/**
+ * Rollout facts the controller records on a version (the `status` subresource; users never
+ * write it). The PetSet's status is derived from them, so it survives a status wipe: see
+ * src/controller/planner/version-facts.ts for when each is set and docs/versions.md.
+ */
+export const PetSetVersionStatusSchema = z.object({
+  /** The controller first saw this version as the PetSet's newest. */
+  observedAt: Time.optional(),
+  /** Pods were first moved towards this version (it became the rollout target). */
+  rolloutStartedAt: Time.optional(),
+  /** Last time a paused rollout of this version was resumed (restarts the deadline clock). */
+  resumedAt: Time.optional(),
+  /** Last time its rollout made no progress for progressDeadlineSeconds. */
+  deadlineExceededAt: Time.optional(),
+  /** Every pet at or above the partition ran this version, available (first time). */
+  completedAt: Time.optional(),
+  /** It became the set's current version: every pet existed and ran it. Latest wins. */
+  becameCurrentAt: Time.optional(),
+  /** Every pet ran it and was available: a rollback target. Latest wins (lastCompleteVersion). */
+  fullyRolledOutAt: Time.optional(),
+  /** A newer version became the rollout target after this one had started. */
+  supersededAt: Time.optional(),
+  /** The version that superseded it. */
+  supersededBy: z.number().int().min(1).optional(),
+  /** autoRollback gave this version up and rolled back to lastCompleteVersion. */
+  rolledBackAt: Time.optional(),
+});
+export type PetSetVersionStatus = z.infer<typeof PetSetVersionStatusSchema>;
+
 export const PetSetVersionSchema = z.object({
   apiVersion: z.literal(API_VERSION),
   kind: z.literal(VERSION_KIND),
   metadata: ObjectMetaSchema,
   spec: PetSetVersionSpecSchema,
+  status: PetSetVersionStatusSchema.optional(),
 });
 export type PetSetVersion = z.infer<typeof PetSetVersionSchema>;
 

@@ -15,7 +15,7 @@ import { contentOf } from "../versions/content.js";
 import { isAlreadyExists, isConflict } from "./api-errors.js";
 import type { ClaimControl } from "./claim-control.js";
 import type { Expectation } from "./expectations.js";
-import type { PetSetWriter } from "./petset-client.js";
+import type { PetSetWriter, VersionControl } from "./petset-client.js";
 import type {
   AnnotateTargetVersionStep,
   PatchPodImagesStep,
@@ -29,6 +29,7 @@ export interface ExecutorDeps {
   pods: PodControl;
   claims: ClaimControl;
   petSets: PetSetWriter;
+  versions: Pick<VersionControl, "recordStatus">;
   /** Receives what the cache must show before the next plan of this PetSet. */
   expect?: (e: Expectation) => void;
 }
@@ -72,6 +73,8 @@ export function describeStep(step: Step): string {
       return `delete claim ${step.claimName}`;
     case "rollbackTo":
       return `roll back to version ${step.version}`;
+    case "recordVersionStatus":
+      return `record ${step.facts.join(", ")} on version ${step.versionName}`;
   }
 }
 
@@ -154,6 +157,21 @@ async function executeStep(
     case "deleteClaim": {
       await deps.claims.delete(ns, step.claimName, step.uid);
       expect({ kind: "gone", resource: "persistentvolumeclaims", name: step.claimName, uid: step.uid });
+      return;
+    }
+    case "recordVersionStatus": {
+      const changed = () =>
+        expect({
+          kind: "changed",
+          resource: "petsetversions",
+          name: step.versionName,
+          from: step.resourceVersion,
+        });
+      await expectOnConflict(
+        deps.versions.recordStatus(ns, step.versionName, step.resourceVersion, step.status),
+        changed,
+      );
+      changed();
       return;
     }
     default: {

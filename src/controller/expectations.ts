@@ -16,7 +16,7 @@
  *    not executed (a NotFound never buys a second delete within maxUnavailable).
  *  - patch with a resourceVersion precondition (or one that failed with 409) → `changed`:
  *    the cache shows that uid at a resourceVersion other than the one the write was based on,
- *    or no longer shows it. Watch events of one object arrive in order, so any other
+ *    or no longer shows it (without a uid, the resourceVersion alone decides). Watch events of one object arrive in order, so any other
  *    resourceVersion of that object is at least as new as our write (no ordering of
  *    resourceVersions is assumed: they are opaque).
  *  - An expectation not observed within the timeout is dropped (a relist can skip states);
@@ -28,7 +28,7 @@ export type ExpectedResource = "pods" | "persistentvolumeclaims" | "petsetversio
 export type Expectation =
   | { kind: "present"; resource: ExpectedResource; name: string; uid?: string }
   | { kind: "gone"; resource: ExpectedResource; name: string; uid: string }
-  | { kind: "changed"; resource: ExpectedResource; name: string; uid: string; from: string };
+  | { kind: "changed"; resource: ExpectedResource; name: string; uid?: string; from: string };
 
 /** What the cache holds under a name: enough to judge an expectation. */
 export interface CachedObject {
@@ -47,7 +47,11 @@ export function isObserved(e: Expectation, lookup: CacheLookup): boolean {
     case "gone":
       return cached === undefined || cached.uid !== e.uid || cached.terminating;
     case "changed":
-      return cached === undefined || cached.uid !== e.uid || cached.resourceVersion !== e.from;
+      return (
+        cached === undefined ||
+        (e.uid !== undefined && cached.uid !== e.uid) ||
+        cached.resourceVersion !== e.from
+      );
   }
 }
 

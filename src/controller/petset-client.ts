@@ -5,7 +5,7 @@
 import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { GROUP, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
 import type { PetSetStatus } from "../api/petset.js";
-import type { PetSetVersion } from "../api/petset-version.js";
+import type { PetSetVersion, PetSetVersionStatus } from "../api/petset-version.js";
 import { isNotFound } from "./api-errors.js";
 import type { WriteCounter } from "./write-counter.js";
 
@@ -21,6 +21,18 @@ export interface VersionControl {
   delete(namespace: string, name: string, uid: string, resourceVersion?: string): Promise<void>;
   /** Adopts an orphan: sets the controller ownerReference (resourceVersion precondition). */
   adopt(namespace: string, name: string, resourceVersion: string, owner: OwnerRef): Promise<void>;
+  /**
+   * Writes the version's rollout facts (its `status` subresource) as a merge patch; fails with
+   * 409 if the version changed since `resourceVersion`. NotFound counts as done: the version
+   * is gone (nothing left to record), or the CRD predates the status subresource, and then the
+   * PetSet status stays the only memory, as before facts existed (docs/operations.md).
+   */
+  recordStatus(
+    namespace: string,
+    name: string,
+    resourceVersion: string,
+    status: PetSetVersionStatus,
+  ): Promise<void>;
 }
 
 export interface OwnerRef {
@@ -88,6 +100,17 @@ export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter)
         { ...psv, namespace, name, body: { metadata: { resourceVersion, ownerReferences: [owner] } } },
         merge,
       );
+    },
+    async recordStatus(namespace, name, resourceVersion, st) {
+      writes.count("patch", "petsetversions/status");
+      try {
+        await api.patchNamespacedCustomObjectStatus(
+          { ...psv, namespace, name, body: { metadata: { resourceVersion }, status: st } },
+          merge,
+        );
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
     },
   };
   const petSets: PetSetWriter = {

@@ -262,6 +262,9 @@ async function syncParsed(
   } catch (err) {
     const cause = err instanceof StepError ? err.cause : err;
     const code = statusCode(cause);
+    // The status is derived from the versions' facts: never write one whose facts failed to land.
+    if (err instanceof StepError && err.step.kind === "recordVersionStatus" && isConflict(cause))
+      return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
     if (isConflict(cause) || isAlreadyExists(cause) || isNotFound(cause) || cause instanceof StaleViewError) {
       requeueAfterMs = STALE_CACHE_REQUEUE_MS;
     } else if (code === 422 || code === 403 || code === 400) {

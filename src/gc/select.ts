@@ -3,7 +3,8 @@
  *
  * 1. Live versions are never deleted: the current version, the update version, the last
  *    complete version (the autoRollback target), every version a pod runs, and the newest
- *    version. The newest is the controller's target even before the status names it, and
+ *    version. Current and last complete are also read from the versions' own facts
+ *    (latest `becameCurrentAt` / `fullyRolledOutAt`), so a wiped PetSet status loses nothing. The newest is the controller's target even before the status names it, and
  *    it holds the highest number ever issued, which keeps numbers from being reused
  *    (VersionHistory.nextNumber).
  * 2. Of the other versions, the `revisionHistoryLimit` newest (by number) are kept.
@@ -14,6 +15,7 @@
  */
 import { PetSetDefaults, type PetSetVersion } from "../api/index.js";
 import { compareCodeUnits } from "../versions/canonical-json.js";
+import { versionWithLatest } from "../versions/facts.js";
 
 export interface VersionGcInput {
   readonly versions: readonly PetSetVersion[];
@@ -39,6 +41,8 @@ export function selectVersionsToDelete(input: VersionGcInput): string[] {
       input.currentVersion,
       input.updateVersion,
       input.lastCompleteVersion,
+      versionWithLatest(present, "becameCurrentAt")?.spec.version,
+      versionWithLatest(present, "fullyRolledOutAt")?.spec.version,
       newest,
       ...input.versionsInUseByPods,
     ].filter((n): n is number => n !== undefined),

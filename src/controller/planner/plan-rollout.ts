@@ -5,9 +5,10 @@
  * Versions
  *  - newest N = highest version number (status.updateVersion). Contents compare by hash: a
  *    pod whose hash equals the target's is up to date and is only relabelled (no restart).
- *  - current C = status.currentVersion (inferred from the pods when missing). C advances when
- *    every pod runs one content; lastCompleteVersion advances when every pet runs the target
- *    and is available (the autoRollback target).
+ *  - current C = the version with the latest becameCurrentAt fact (version-facts.ts), else
+ *    status.currentVersion, else inferred from the pods (below the partition first). C advances
+ *    when every pod runs one content; lastCompleteVersion advances when every pet runs the
+ *    target and is available (the autoRollback target).
  *  - target T = the in-flight rollout: the petset.dev/target-version announced on live pods
  *    (else the newest version a pod runs besides C, else N). T becomes N when T's content is
  *    N's, when T is done (every pet >= partition at T and available), or when T is broken
@@ -41,6 +42,10 @@
  * once that condition is in status (the next sync), a rollbackTo step to lastCompleteVersion
  * (unless N already has its content):
  * Progressing=False/RolledBack, then True/RolledBack while the rollback version rolls out.
+ *
+ * Status is derived (version-facts.ts): memory lives as facts on the versions, read before
+ * planning and recorded after it (recordVersionStatus steps run first), so a wiped status
+ * comes back identical after one sync.
  */
 import { podName } from "../../api/index.js";
 import { planPetCreation } from "./pet-creation.js";
@@ -52,10 +57,12 @@ import { planAnnouncements, planRelabels, planRollingUpdate } from "./pod-update
 import { planStatus } from "./rollout-status.js";
 import { chooseRolloutVersions } from "./rollout-target.js";
 import { condemnedPods, planClaimRetention, planScaleDown } from "./scale-down.js";
+import { deriveStatus, planVersionFacts } from "./version-facts.js";
 import { indexVersions } from "./version-index.js";
 import type { ClaimView, PodView } from "./views.js";
 
 const stepOrder: Record<Step["kind"], number> = {
+  recordVersionStatus: -1,
   rollbackTo: 0,
   annotateTargetVersion: 1,
   relabelPod: 2,
@@ -66,10 +73,13 @@ const stepOrder: Record<Step["kind"], number> = {
   deleteClaim: 7,
 };
 
-export function planRollout(input: PlanInput): Plan {
-  const spec = resolveSpec(input.petSet);
+export function planRollout(raw: PlanInput): Plan {
+  const spec = resolveSpec(raw.petSet);
   // Versions of other PetSets in the namespace must never count (newest, contents, targets).
-  const index = indexVersions(input.versions.filter((v) => v.spec.petSet === spec.setName));
+  const index = indexVersions(raw.versions.filter((v) => v.spec.petSet === spec.setName));
+  const derived = deriveStatus(raw.petSet, index, raw.pods);
+  const input: PlanInput =
+    derived === undefined ? raw : { ...raw, petSet: { ...raw.petSet, status: derived } };
   const podsByOrdinal = new Map<number, PodView>();
   for (const pod of input.pods) {
     if (pod.ordinal >= 0 && pod.name === podName(spec.setName, pod.ordinal))
@@ -173,7 +183,9 @@ export function planRollout(input: PlanInput): Plan {
     if (spec.rollingUpdate) planRollingUpdate(ctx, allPetsHealthy, scalingDown);
     planAnnouncements(ctx);
   }
-  return finish(ctx, planStatus(ctx));
+  const status = planStatus(ctx);
+  planVersionFacts(ctx, status);
+  return finish(ctx, status);
 }
 
 function finish(ctx: PlanContext, status: Plan["status"]): Plan {

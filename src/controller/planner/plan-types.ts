@@ -1,5 +1,5 @@
 import type { V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
-import type { PetSet, PetSetStatus, PetSetVersion } from "../../api/index.js";
+import type { PetSet, PetSetStatus, PetSetVersion, PetSetVersionStatus } from "../../api/index.js";
 import type { ClaimView, PodView } from "./views.js";
 
 /** Everything the planner reads. Plain data from the caches; the planner never mutates it. */
@@ -97,7 +97,23 @@ export interface RollbackToStep {
   changeCause: string;
 }
 
+/**
+ * Record rollout facts on a version (its `status` subresource, resourceVersion precondition):
+ * the PetSet's status is derived from them (version-facts.ts). `status` is the whole new status.
+ */
+export interface RecordVersionStatusStep {
+  kind: "recordVersionStatus";
+  versionName: string;
+  version: number;
+  /** The version's resourceVersion as read; the write fails with 409 if it changed. */
+  resourceVersion: string;
+  status: PetSetVersionStatus;
+  /** Names of the facts this step sets, for logs and Events. */
+  facts: string[];
+}
+
 export type Step =
+  | RecordVersionStatusStep
   | CreateClaimStep
   | CreatePodStep
   | DeletePodStep

@@ -32,10 +32,23 @@ export interface TargetInput {
   now: number;
 }
 
-/** Version with the most live pods, ties to the older one: the current version when status lost it. */
+/**
+ * The current version when neither the versions' facts nor the status name it (a set from
+ * before facts were recorded): the version with the most live pods below the partition (those
+ * pets stay at current), else over all pods; ties to the older one.
+ */
 function inferCurrent(input: TargetInput, newest: PetSetVersion): PetSetVersion {
+  const updatable = new Set(input.updatableOrdinals);
+  const pets = new Set(input.petOrdinals);
+  const below = input.pods.filter(
+    (p) => !isTerminating(p) && pets.has(p.ordinal) && !updatable.has(p.ordinal),
+  );
+  return mostPods(input, below.length > 0 ? below : input.pods) ?? newest;
+}
+
+function mostPods(input: TargetInput, pods: readonly PodView[]): PetSetVersion | undefined {
   const counts = new Map<number, number>();
-  for (const pod of input.pods) {
+  for (const pod of pods) {
     if (isTerminating(pod)) continue;
     const v = input.index.byNumber(pod.version) ?? input.index.newestWithHash(input.index.contentOf(pod));
     if (v !== undefined) counts.set(v.spec.version, (counts.get(v.spec.version) ?? 0) + 1);
@@ -45,7 +58,7 @@ function inferCurrent(input: TargetInput, newest: PetSetVersion): PetSetVersion 
     const bestCount = best === undefined ? -1 : (counts.get(best) ?? 0);
     if (c > bestCount || (c === bestCount && best !== undefined && n < best)) best = n;
   }
-  return input.index.byNumber(best) ?? newest;
+  return input.index.byNumber(best);
 }
 
 /** All updatable ordinals run `version`'s content, available. */

@@ -274,6 +274,34 @@ export const petSetScenarios: Scenario[] = [
     ],
   },
   {
+    // Rollout facts live in the status subresource: written there, spec untouched; the main
+    // resource ignores status; a stale resourceVersion is a 409.
+    id: "petsetversion/status-subresource",
+    steps: [
+      post("create", versions(), petSetVersion("web", 1), 201, { save: { rv: "metadata.resourceVersion" } }),
+      patch("record-facts", versions("web-v1/status"), MERGE_PATCH, {
+        metadata: { resourceVersion: "{{rv}}" },
+        status: { observedAt: "2026-01-02T03:04:05.678Z", supersededBy: 2 },
+      }),
+      patch(
+        "stale-resource-version",
+        versions("web-v1/status"),
+        MERGE_PATCH,
+        { metadata: { resourceVersion: "{{rv}}" }, status: { completedAt: "2026-01-02T03:04:06Z" } },
+        409,
+      ),
+      patch("status-ignores-spec", versions("web-v1/status"), MERGE_PATCH, {
+        spec: { changeCause: "rewritten" },
+        status: { completedAt: "2026-01-02T03:04:06Z" },
+      }),
+      patch("main-ignores-status", versions("web-v1"), MERGE_PATCH, {
+        metadata: { labels: { extra: "ok" } },
+        status: { rolledBackAt: "2026-01-02T03:04:07Z" },
+      }),
+      get("get", versions("web-v1"), 200, { compare: pick("spec", "status") }),
+    ],
+  },
+  {
     id: "petsetversion/invalid",
     steps: [
       post(

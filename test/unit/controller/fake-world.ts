@@ -27,6 +27,7 @@ type Verb =
   | "createClaim"
   | "createVersion"
   | "deleteVersion"
+  | "recordVersionStatus"
   | "status";
 
 export class FakeCache<T extends KubernetesObject> implements ResourceCache<T> {
@@ -160,6 +161,18 @@ export class FakeWorld {
         world.versions.remove(name, ns);
       },
       async adopt() {},
+      async recordStatus(ns, name, rv, st) {
+        world.call("recordVersionStatus", name);
+        const v = world.versions.get(name, ns);
+        if (v === undefined) return; // NotFound counts as done (VersionControl contract)
+        if (v.metadata?.resourceVersion !== rv)
+          throw apiError(409, "Conflict", `the object has been modified: petsetversions "${name}"`);
+        world.versions.put({
+          ...v,
+          metadata: { ...v.metadata, resourceVersion: world.nextRv() },
+          status: structuredClone(st),
+        } as KubernetesObject);
+      },
     };
     const status: StatusUpdater = {
       async update(ns, name, _rv, st) {

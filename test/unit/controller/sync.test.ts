@@ -104,6 +104,43 @@ describe("syncPetSet", () => {
     await expect(syncPetSet(world.context(), KEY)).rejects.toThrow();
     expect(world.calls.filter((c) => c.verb === "deleteVersion").length).toBeGreaterThan(0);
   });
+
+  it("records rollout facts on the version, and a wiped status comes back identical", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject());
+    await settle(world);
+    const v1 = world.versions.get("web-v1", "default") as unknown as PetSetVersion;
+    expect(Object.keys(v1.status ?? {}).sort()).toEqual([
+      "becameCurrentAt",
+      "completedAt",
+      "fullyRolledOutAt",
+      "observedAt",
+      "rolloutStartedAt",
+    ]);
+    const before = world.statuses.at(-1);
+    const ps = world.petSets.get("web", "default");
+    world.petSets.put({ ...ps, status: {} } as never);
+    await syncPetSet(world.context(), KEY);
+    const after = world.statuses.at(-1);
+    const view = (st: typeof before) => ({
+      ...st,
+      conditions: st?.conditions.map(({ lastTransitionTime: _t, ...c }) => c),
+    });
+    expect(after).not.toBe(before);
+    expect(view(after)).toEqual(view(before));
+  });
+
+  it("a version fact the API refuses with 409 requeues soon and writes no status", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject());
+    await syncPetSet(world.context(), KEY); // version 1: its facts are recorded by the next sync
+    world.failOn("recordVersionStatus", 1, apiError(409, "Conflict", "the object has been modified"));
+    const statuses = world.statuses.length;
+    const result = await syncPetSet(world.context(), KEY);
+    expect(result.requeueAfterMs).toBeLessThanOrEqual(1_000);
+    expect(world.statuses.length).toBe(statuses);
+    expect(world.calls.at(-1)?.verb).toBe("recordVersionStatus");
+  });
 });
 
 describe("syncPetSet on a cache that is behind its own writes (expectations)", () => {

@@ -1,4 +1,5 @@
 /** Feeds (what each object's watch delivers, in order) and a replica's view of them. See stale-model.ts. */
+import type { PetSetVersion } from "../../../../src/api/index.js";
 import type { ClaimView, PodView } from "../../../../src/controller/planner/views.js";
 import type { World } from "../planner/simulate.js";
 import { checkTruth } from "./invariants.js";
@@ -21,8 +22,8 @@ export function record(m: Model): void {
   for (const [name, pod] of world.pods) push(`pod/${name}`, pod.view);
   for (const [name, claim] of world.claims) push(`claim/${name}`, claim);
   push("petset", world.petSet);
-  const lastVersions = m.feeds.get("versions")?.at(-1) as World["versions"] | undefined;
-  if (lastVersions?.length !== world.versions.length) push("versions", [...world.versions]);
+  // Versions are never deleted in the model (no GC): one feed per version object.
+  for (const v of world.versions) push(`version/${v.metadata.name}`, v);
   checkTruth(m);
 }
 
@@ -55,8 +56,12 @@ export function seen<T extends FeedState>(m: Model, r: Replica, key: string): T 
 export function viewOf(m: Model, r: Replica): View {
   const pods: PodView[] = [];
   const claims: ClaimView[] = [];
+  const versions: World["versions"] = [];
   for (const key of m.feeds.keys()) {
-    if (key.startsWith("pod/")) {
+    if (key.startsWith("version/")) {
+      const v = seen<PetSetVersion>(m, r, key);
+      if (v !== undefined) versions.push(v);
+    } else if (key.startsWith("pod/")) {
       const p = seen<PodView>(m, r, key);
       if (p !== undefined) pods.push(p);
     } else if (key.startsWith("claim/")) {
@@ -66,7 +71,7 @@ export function viewOf(m: Model, r: Replica): View {
   }
   return {
     petSet: seen<World["petSet"]>(m, r, "petset") ?? m.world.petSet,
-    versions: seen<World["versions"]>(m, r, "versions") ?? [],
+    versions: versions.sort((a, b) => a.spec.version - b.spec.version),
     pods,
     claims,
   };
@@ -76,6 +81,15 @@ export function lookupFor(m: Model, r: Replica) {
   return (resource: string, name: string) => {
     if (resource === "petsets") {
       return { uid: "set-uid", resourceVersion: String(r.read.get("petset") ?? -1), terminating: false };
+    }
+    if (resource === "petsetversions") {
+      const v = seen<PetSetVersion>(m, r, `version/${name}`);
+      if (v === undefined) return undefined;
+      return {
+        uid: v.metadata.uid ?? "",
+        resourceVersion: v.metadata.resourceVersion ?? "",
+        terminating: false,
+      };
     }
     const key = resource === "pods" ? `pod/${name}` : `claim/${name}`;
     const obj = seen<PodView | ClaimView>(m, r, key);

@@ -55,7 +55,7 @@ export const fixedCode: ModelOptions = {
 };
 export const codeBeforeSafetyIssue: ModelOptions = { ...fixedCode, expectations: false, fencing: false };
 
-export type FeedState = PodView | ClaimView | World["petSet"] | World["versions"] | undefined;
+export type FeedState = PodView | ClaimView | World["petSet"] | World["versions"][number] | undefined;
 
 export interface InFlight {
   steps: Step[];
@@ -289,6 +289,15 @@ function perform(m: Model, r: Replica, f: InFlight, step: Step, expect: (e: Expe
       from: String(f.petSetIndex),
     });
     if (f.petSetIndex !== truthIndex) return "conflict";
+    applyChecked(m, r, f, step);
+    return "ok";
+  }
+  if (step.kind === "recordVersionStatus") {
+    const version = world.versions.find((v) => v.spec.version === step.version);
+    const changed = { kind: "changed", resource: "petsetversions", name: step.versionName } as const;
+    expect({ ...changed, from: step.resourceVersion });
+    if (version === undefined) return "notFound";
+    if ((version.metadata.resourceVersion ?? "") !== step.resourceVersion) return "conflict";
     applyChecked(m, r, f, step);
     return "ok";
   }

@@ -5,6 +5,7 @@ import {
   type PetSetSpecInput,
   type PetSetStatus,
   type PetSetVersion,
+  type PetSetVersionStatus,
   type PodTemplate,
   parsePetSet,
   parsePetSetVersion,
@@ -47,6 +48,9 @@ export interface VersionOptions {
   rollbackOf?: number;
   createdAt?: number;
   generation?: number;
+  status?: PetSetVersionStatus;
+  /** Default "1" (as read from a cache); undefined for a version created by this sync. */
+  resourceVersion?: string | undefined;
 }
 
 export function makeVersion(n: number, image: string, opts: VersionOptions = {}): PetSetVersion {
@@ -60,6 +64,8 @@ export function makeVersion(n: number, image: string, opts: VersionOptions = {})
       name: `${SET}-v${n}`,
       namespace: NS,
       creationTimestamp: new Date(opts.createdAt ?? 0).toISOString(),
+      ...("resourceVersion" in opts ? {} : { resourceVersion: "1" }),
+      ...(opts.resourceVersion !== undefined ? { resourceVersion: opts.resourceVersion } : {}),
       labels: { [Labels.petSet]: SET, [Labels.version]: String(n), [Labels.hash]: hash },
     },
     spec: {
@@ -71,6 +77,7 @@ export function makeVersion(n: number, image: string, opts: VersionOptions = {})
       volumeClaimTemplates: vct,
       ...(opts.rollbackOf !== undefined ? { rollbackOf: opts.rollbackOf } : {}),
     },
+    ...(opts.status !== undefined ? { status: opts.status } : {}),
   });
 }
 

@@ -33,30 +33,46 @@ export function plan(c: Case): Plan {
   });
 }
 
-/** Compact view of steps: "create web-1@v2", "delete web-2 (update)", ... */
+/**
+ * Compact view of the pod, claim and PetSet steps: "create web-1@v2", "delete web-2 (update)",
+ * ... Version facts (recordVersionStatus) are left out: see `facts`.
+ */
 export function summary(p: Plan): string[] {
-  return p.steps.map((s: Step): string => {
-    switch (s.kind) {
-      case "createPod":
-        return `create ${s.pod.metadata?.name}@v${s.version}`;
-      case "deletePod":
-        return `delete ${s.podName} (${s.reason})`;
-      case "patchPodImages":
-        return `patch ${s.podName}@v${s.toVersion}`;
-      case "relabelPod":
-        return `relabel ${s.podName}@v${s.toVersion}`;
-      case "annotateTargetVersion":
-        return `announce ${s.podName}@v${s.targetVersion}`;
-      case "createClaim":
-        return `createClaim ${s.claim.metadata?.name}`;
-      case "deleteClaim":
-        return `deleteClaim ${s.claimName} (${s.reason})`;
-      default:
-        return `rollbackTo v${s.version}`;
-    }
-  });
+  return p.steps.flatMap((s: Step): string[] => (s.kind === "recordVersionStatus" ? [] : [describe(s)]));
 }
 
+/** The facts a plan records: "v2 rolloutStartedAt", ... */
+export function facts(p: Plan): string[] {
+  return p.steps.flatMap((s) =>
+    s.kind === "recordVersionStatus" ? s.facts.map((f) => `v${s.version} ${f}`) : [],
+  );
+}
+
+function describe(s: Step): string {
+  switch (s.kind) {
+    case "createPod":
+      return `create ${s.pod.metadata?.name}@v${s.version}`;
+    case "deletePod":
+      return `delete ${s.podName} (${s.reason})`;
+    case "patchPodImages":
+      return `patch ${s.podName}@v${s.toVersion}`;
+    case "relabelPod":
+      return `relabel ${s.podName}@v${s.toVersion}`;
+    case "annotateTargetVersion":
+      return `announce ${s.podName}@v${s.targetVersion}`;
+    case "createClaim":
+      return `createClaim ${s.claim.metadata?.name}`;
+    case "deleteClaim":
+      return `deleteClaim ${s.claimName} (${s.reason})`;
+    case "rollbackTo":
+      return `rollbackTo v${s.version}`;
+    default:
+      return s.kind;
+  }
+}
+
+/** The plan's steps without the version facts. */
+export const changes = (p: Plan) => p.steps.filter((s) => s.kind !== "recordVersionStatus");
 export const moves = (p: Plan) => summary(p).filter((s) => !s.startsWith("announce"));
 export const progressing = (p: Plan) =>
   p.status.conditions.find((c) => c.type === ConditionTypes.progressing);

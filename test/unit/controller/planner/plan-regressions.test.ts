@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { ProgressingReasons } from "../../../../src/api/index.js";
 import { makePod, makeVersion } from "./fixtures.js";
-import { at, moves, NOW, plan, policies, progressing, v1, withPolicy } from "./plan-helpers.js";
+import { at, changes, moves, NOW, plan, policies, progressing, v1, withPolicy } from "./plan-helpers.js";
 
 describe.each(policies)("planRollout regressions, podManagementPolicy %s", (policy) => {
   const base = withPolicy(policy);
@@ -61,7 +61,7 @@ describe.each(policies)("autoRollback tells the user first, podManagementPolicy 
         pods: brokenPods,
       }),
     );
-    expect(p.steps[0]).toMatchObject({ kind: "rollbackTo", version: 1, fromVersion: 2 });
+    expect(changes(p)[0]).toMatchObject({ kind: "rollbackTo", version: 1, fromVersion: 2 });
     expect(progressing(p)).toMatchObject({ status: "False", reason: ProgressingReasons.rolledBack });
     expect(p.events.map((e) => e.reason)).toEqual(["RolledBack"]);
   });

@@ -4,6 +4,7 @@ import type { ClaimView } from "../../../../src/controller/planner/views.js";
 import { makePod, makeVersion } from "./fixtures.js";
 import {
   at,
+  changes,
   moves,
   NOW,
   plan,
@@ -169,7 +170,7 @@ describe.each(policies)(
             pods: brokenPods,
           }),
         );
-        expect(p.steps[0]).toMatchObject({ kind: "rollbackTo", version: 1, fromVersion: 2 });
+        expect(changes(p)[0]).toMatchObject({ kind: "rollbackTo", version: 1, fromVersion: 2 });
         expect(progressing(p)).toMatchObject({ status: "False", reason: ProgressingReasons.rolledBack });
       });
 

@@ -12,6 +12,7 @@ import {
   updateSpec,
   type World,
 } from "./simulate.js";
+import { preview, wipeStatus } from "./wipe.js";
 
 type Action =
   | { kind: "image"; image: string }
@@ -19,7 +20,8 @@ type Action =
   | { kind: "pause"; paused: boolean }
   | { kind: "partition"; partition: number }
   | { kind: "wait"; ticks: number }
-  | { kind: "userDelete"; ordinal: number };
+  | { kind: "userDelete"; ordinal: number }
+  | { kind: "wipeStatus" };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
   {
@@ -42,6 +44,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
     weight: 1,
     arbitrary: fc.integer({ min: 0, max: 7 }).map((ordinal) => ({ kind: "userDelete" as const, ordinal })),
   },
+  { weight: 2, arbitrary: fc.constant({ kind: "wipeStatus" as const }) },
 );
 
 const setup = fc.record({
@@ -78,6 +81,17 @@ function apply(world: World, a: Action): void {
     case "userDelete":
       deleteByUser(world, world.petSet.spec.ordinals.start + a.ordinal);
       break;
+    case "wipeStatus": {
+      // Status is derived: after a wipe the next sync writes and does what it would have.
+      const expected = preview(world);
+      wipeStatus(world);
+      const actual = preview(world);
+      if (JSON.stringify(actual) !== JSON.stringify(expected))
+        world.violations.push(
+          `t=${world.now} status wipe changed the next sync: ${JSON.stringify(actual)} != ${JSON.stringify(expected)}`,
+        );
+      break;
+    }
     case "wait":
       for (let i = 0; i < a.ticks; i++) {
         sync(world);
@@ -88,7 +102,7 @@ function apply(world: World, a: Action): void {
   sync(world);
 }
 
-describe("planner properties (random spec changes, scaling, pauses, broken images)", () => {
+describe("planner properties (random spec changes, scaling, pauses, broken images, status wipes)", () => {
   it("keeps every invariant after every step and converges once the spec is good", () => {
     fc.assert(
       fc.property(setup, fc.array(action, { maxLength: 25 }), (s, actions) => {

@@ -70,8 +70,10 @@ export function syncVersions(world: World): void {
   const older = [...world.versions].reverse().find((v) => v.spec.hash === hash);
   const n = (newest?.spec.version ?? 0) + 1;
   const image = template.spec.containers[0]?.image ?? "";
+  world.serial++;
   world.versions.push(
     makeVersion(n, image, {
+      resourceVersion: String(world.serial),
       template: structuredClone(template),
       volumeClaimTemplates: structuredClone(volumeClaimTemplates),
       createdAt: world.now,
@@ -293,6 +295,25 @@ export function mutate(world: World, step: Step): void {
     }
     case "deleteClaim": {
       world.claims.delete(step.claimName);
+      break;
+    }
+    case "recordVersionStatus": {
+      const i = world.versions.findIndex((v) => v.spec.version === step.version);
+      const version = world.versions[i];
+      if (version === undefined) {
+        violate(world, step, `no version ${step.version}`);
+        break;
+      }
+      if ((version.metadata.resourceVersion ?? "") !== step.resourceVersion) {
+        violate(world, step, `stale precondition for version ${step.version}`);
+        break;
+      }
+      world.serial++;
+      world.versions[i] = {
+        ...version,
+        metadata: { ...version.metadata, resourceVersion: String(world.serial) },
+        status: structuredClone(step.status),
+      };
       break;
     }
     case "rollbackTo": {
