@@ -25,13 +25,21 @@ import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { VersionHistory } from "../versions/history.js";
 import { planVersionSync } from "../versions/plan-sync.js";
-import { describeApiError, isAlreadyExists, isConflict, isNotFound, statusCode } from "./api-errors.js";
+import { canAdopt, hiddenPodConflict, reconcileOwnership, withConflicts } from "./adoption.js";
+import {
+  describeApiError,
+  isAlreadyExists,
+  isConflict,
+  isInvalid,
+  isNotFound,
+  statusCode,
+} from "./api-errors.js";
 import type { ClaimControl } from "./claim-control.js";
 import type { EventRecorder, EventTarget, RecordedEvent } from "./event-recorder.js";
 import { executeSteps, StepError } from "./executor.js";
 import type { ControllerCaches } from "./informers.js";
 import type { ControllerMetrics } from "./metrics.js";
-import type { PetSetWriter, StatusUpdater, VersionControl } from "./petset-client.js";
+import type { PetSetReader, PetSetWriter, StatusUpdater, VersionControl } from "./petset-client.js";
 import { claimViewFromV1, planRollout, podViewFromV1Pod } from "./planner/index.js";
 import type { PodControl } from "./pod-control.js";
 import { canonicalStatus, withCondition } from "./status-compare.js";
@@ -44,7 +52,7 @@ export interface SyncContext {
   claims: ClaimControl;
   versions: VersionControl;
   status: StatusUpdater;
-  petSets: PetSetWriter;
+  petSets: PetSetWriter & PetSetReader;
   events: EventRecorder;
   metrics: ControllerMetrics;
 }
@@ -56,6 +64,8 @@ export interface SyncResult {
 
 /** How soon to look again when the cache was behind the API (409, AlreadyExists). */
 const STALE_CACHE_REQUEUE_MS = 250;
+/** How often to look again at a pet name held by a pod the cache cannot show (no event wakes us). */
+const HIDDEN_POD_REQUEUE_MS = 10_000;
 /** How soon to retry a spec the API refused; a spec change wakes the sync earlier. */
 const INVALID_SPEC_REQUEUE_MS = 30_000;
 
@@ -102,11 +112,6 @@ function cachedVersions(ctx: SyncContext, namespace: string, petSet: string): Pe
   return out;
 }
 
-function ownedBy(petSet: PetSet, obj: KubernetesObject): boolean {
-  const refs = obj.metadata?.ownerReferences ?? [];
-  return refs.some((r) => r.controller && r.uid === petSet.metadata.uid);
-}
-
 async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult> {
   const namespace = petSet.metadata.namespace ?? "default";
   const name = petSet.metadata.name ?? "";
@@ -114,6 +119,8 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
 
   const versionPlan = planVersionSync(petSet, versions);
   if (versionPlan.action === "adopt") {
+    // As for pods: only a PetSet that is live and not being deleted adopts (uncached read).
+    if (!(await canAdopt(ctx, petSet))) return { requeueAfterMs: INVALID_SPEC_REQUEUE_MS };
     for (const vName of versionPlan.names) {
       const cached = ctx.caches.versions.get(vName, namespace);
       const rv = cached?.metadata?.resourceVersion;
@@ -149,16 +156,37 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
   // The cache lists every version in the namespace: the rollout only ever sees this PetSet's.
   versions = [...VersionHistory.of(petSet, versions).owned];
 
-  const pods = ctx.caches.pods
-    .list(namespace)
-    .filter((p) => p.metadata?.labels?.[Labels.petSet] === name && ownedBy(petSet, p))
-    .map(podViewFromV1Pod);
+  // Adoption and release (planner/ownership.ts): the planner sees only the pods it controls.
+  let ownership: Awaited<ReturnType<typeof reconcileOwnership>>;
+  try {
+    ownership = await reconcileOwnership(
+      ctx,
+      petSet,
+      ctx.caches.pods.list(namespace),
+      ctx.caches.claims.list(namespace),
+      Labels.petSet,
+    );
+  } catch (err) {
+    // Changed since the cache showed it (409, 422 for another uid): decide again on a fresher view.
+    if (isConflict(err) || isInvalid(err)) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+    throw err;
+  }
+  if (ownership.changed) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+  const pods = ownership.ownedPods.map(podViewFromV1Pod);
   const claims = ctx.caches.claims
     .list(namespace)
     .filter((c) => c.metadata?.labels?.[Labels.petSet] === name)
-    .map(claimViewFromV1);
+    .map(claimViewFromV1)
+    .map((c) => (ownership.foreignClaims.has(c.name) ? { ...c, foreign: true } : c));
   const now = ctx.clock.now();
-  const plan = planRollout({ petSet, versions, pods, claims, now });
+  const plan = planRollout({
+    petSet,
+    versions,
+    pods,
+    claims,
+    now,
+    blockedOrdinals: ownership.blockedOrdinals,
+  });
   updateGauges(
     ctx,
     petSet,
@@ -171,6 +199,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
     observedGeneration: petSet.metadata.generation ?? plan.status.observedGeneration,
     ready: `${plan.status.readyReplicas}/${petSet.spec.replicas}`,
   };
+  const conflicts = [...ownership.conflicts];
   let requeueAfterMs = plan.requeueAfterMs;
   // A rollbackTo step writes the PetSet: the status write must follow that write, or its
   // precondition fails and the RolledBack condition is lost.
@@ -186,7 +215,15 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
   } catch (err) {
     const cause = err instanceof StepError ? err.cause : err;
     const code = statusCode(cause);
-    if (isConflict(cause) || isAlreadyExists(cause) || isNotFound(cause)) {
+    // A pet's name taken by a pod the cache cannot show (no petset.dev/petset label).
+    const hidden =
+      err instanceof StepError && isAlreadyExists(cause)
+        ? await hiddenPodConflict(ctx, petSet, err.step)
+        : undefined;
+    if (hidden !== undefined) {
+      conflicts.push(hidden);
+      requeueAfterMs = HIDDEN_POD_REQUEUE_MS;
+    } else if (isConflict(cause) || isAlreadyExists(cause) || isNotFound(cause)) {
       requeueAfterMs = STALE_CACHE_REQUEUE_MS;
     } else if (code === 422 || code === 403 || code === 400) {
       // The API refuses what the spec asks for: tell the user where, keep other PetSets going.
@@ -207,6 +244,17 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
     } else {
       throw err;
     }
+  }
+  const withConflict = withConflicts(
+    status,
+    PetSetStatusSchema.safeParse(petSet.status ?? {}).data,
+    conflicts,
+    now,
+    petSet.metadata.generation,
+  );
+  status = withConflict.status;
+  for (const c of withConflict.fresh) {
+    await record(ctx, petSet, { type: "Warning", reason: c.reason, message: c.message });
   }
   for (const e of plan.events) {
     const target = e.object === "petset" ? petSetTarget(petSet) : podTarget(namespace, e.object);
@@ -237,8 +285,11 @@ async function collectHistory(ctx: SyncContext, petSet: PetSet): Promise<void> {
     const result = await runVersionGc(
       {
         listVersions: (ns, ps) => cachedVersions(ctx, ns, ps),
+        // Pods another controller holds run none of this PetSet's versions (orphans may).
         listPods: (ns, ps) =>
-          ctx.caches.pods.list(ns).filter((p) => p.metadata?.labels?.[Labels.petSet] === ps),
+          ctx.caches.pods
+            .list(ns)
+            .filter((p) => p.metadata?.labels?.[Labels.petSet] === ps && !controlledElsewhere(petSet, p)),
         deleteVersion: (ns, vName, uid, rv) => ctx.versions.delete(ns, vName, uid, rv),
       },
       petSet,
@@ -254,6 +305,11 @@ async function collectHistory(ctx: SyncContext, petSet: PetSet): Promise<void> {
       "history GC failed",
     );
   }
+}
+
+function controlledElsewhere(petSet: PetSet, obj: KubernetesObject): boolean {
+  const controller = obj.metadata?.ownerReferences?.find((r) => r.controller);
+  return controller !== undefined && controller.uid !== petSet.metadata.uid;
 }
 
 async function reportRefusal(ctx: SyncContext, raw: KubernetesObject, message: string): Promise<void> {
