@@ -25,7 +25,13 @@ import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { VersionHistory } from "../versions/history.js";
 import { planVersionSync } from "../versions/plan-sync.js";
-import { canAdopt, hiddenPodConflict, reconcileOwnership, withConflicts } from "./adoption.js";
+import {
+  canAdopt,
+  hiddenPodConflict,
+  type OwnershipOutcome,
+  reconcileOwnership,
+  withConflicts,
+} from "./adoption.js";
 import {
   describeApiError,
   isAlreadyExists,
@@ -157,7 +163,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
   versions = [...VersionHistory.of(petSet, versions).owned];
 
   // Adoption and release (planner/ownership.ts): the planner sees only the pods it controls.
-  let ownership: Awaited<ReturnType<typeof reconcileOwnership>>;
+  let ownership: OwnershipOutcome;
   try {
     ownership = await reconcileOwnership(
       ctx,
@@ -222,7 +228,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
         : undefined;
     if (hidden !== undefined) {
       conflicts.push(hidden);
-      requeueAfterMs = HIDDEN_POD_REQUEUE_MS;
+      requeueAfterMs = Math.min(requeueAfterMs ?? HIDDEN_POD_REQUEUE_MS, HIDDEN_POD_REQUEUE_MS);
     } else if (isConflict(cause) || isAlreadyExists(cause) || isNotFound(cause)) {
       requeueAfterMs = STALE_CACHE_REQUEUE_MS;
     } else if (code === 422 || code === 403 || code === 400) {

@@ -6,7 +6,7 @@
  */
 import { PatchStrategy, setHeaderOptions, type V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ConditionTypes, Labels } from "../../src/api/index.js";
+import { Annotations, ConditionTypes, Labels } from "../../src/api/index.js";
 import { eventually } from "../support/cluster.js";
 import {
   condition,
@@ -14,6 +14,7 @@ import {
   expectEvent,
   expectNoViolations,
   getPetSet,
+  listClaims,
   listPods,
   listVersions,
   monitor,
@@ -70,7 +71,11 @@ describe("adoption and release", () => {
   it(
     "orphan delete + re-create from the same manifest adopts every pod and restarts none",
     async () => {
-      const manifest = petSetManifest("web", { claims: ["data"] });
+      // whenDeleted: Delete, so the claims are owned by the PetSet too (and orphaned with it).
+      const manifest = petSetManifest("web", {
+        claims: ["data"],
+        spec: { persistentVolumeClaimRetentionPolicy: { whenDeleted: "Delete", whenScaled: "Retain" } },
+      });
       await createPetSet(env, manifest);
       await waitRolledOut(env, "web", 1);
       const before = await listPods(env, "web");
@@ -80,6 +85,11 @@ describe("adoption and release", () => {
       const orphans = await listPods(env, "web");
       expect(orphans.map(controllerUid)).toEqual([undefined, undefined, undefined]);
       expect((await listVersions(env, "web")).map((v) => v.metadata.ownerReferences ?? [])).toEqual([[]]);
+      const claimOwners = async () =>
+        (await listClaims(env))
+          .filter((c) => c.metadata?.name?.startsWith("data-web-"))
+          .map((c) => c.metadata?.ownerReferences?.find((r) => r.controller)?.uid);
+      expect(await claimOwners()).toEqual([undefined, undefined, undefined]);
 
       await createPetSet(env, manifest);
       const uid = (await getPetSet(env, "web")).metadata.uid;
@@ -99,6 +109,11 @@ describe("adoption and release", () => {
       const versions = await listVersions(env, "web");
       expect(versions.map((v) => v.metadata.ownerReferences?.[0]?.uid)).toEqual([uid]);
       await expectEvent(env, "web", "Adopted", /pod web-0/);
+      await eventually(
+        "claims adopted",
+        async () => ((await claimOwners()).every((u) => u === uid) ? true : undefined),
+        WAIT_MS,
+      );
       expect(m.moves().filter((x) => x.kind === "delete" || x.kind === "create")).toEqual([]);
       await expectNoViolations(m);
     },
@@ -115,7 +130,7 @@ describe("adoption and release", () => {
       // minReadySeconds holds the rollout after its first pet, long enough to orphan it there.
       await patchPetSet(env, "mid", {
         spec: {
-          minReadySeconds: 30,
+          minReadySeconds: 20,
           template: { spec: { containers: [{ name: "app", image: "nginx:1.27" }] } },
         },
       });
@@ -135,6 +150,12 @@ describe("adoption and release", () => {
       await deleteOrphaning("mid");
       const atOrphaning = await listPods(env, "mid");
       expect(atOrphaning.map(versionOf)).toEqual(midway.map(versionOf));
+      // What the re-created PetSet has to go on: the pods' labels and announced target.
+      expect(atOrphaning.map((pod) => pod.metadata?.annotations?.[Annotations.targetVersion])).toEqual([
+        "2",
+        "2",
+        "2",
+      ]);
 
       await createPetSet(env, manifest("nginx:1.27"));
       await waitRolledOut(env, "mid", 2, WAIT_MS * 2);
