@@ -42,6 +42,11 @@ export interface AdoptionDeps {
 export interface OwnershipOutcome {
   /** Something was adopted or released: plan on the next sync, once the cache shows it. */
   changed: boolean;
+  /**
+   * Orphans wait for adoption but the live PetSet is being deleted or is another one: the
+   * cache is behind, and planning now would leave those pets out of every rule. Plan later.
+   */
+  refused: boolean;
   /** The pods the PetSet controls: the planner's pods. */
   ownedPods: V1Pod[];
   /** Pet ordinals held by pods the PetSet does not own: the planner creates nothing there. */
@@ -116,7 +121,9 @@ export async function reconcileOwnership(
     });
     changed = true;
   }
-  if (decision.adoptPods.length + decision.adoptClaims.length > 0 && (await canAdopt(deps, petSet))) {
+  const wantsAdoption = decision.adoptPods.length + decision.adoptClaims.length > 0;
+  const refused = wantsAdoption && !(await canAdopt(deps, petSet));
+  if (wantsAdoption && !refused) {
     for (const change of decision.adoptPods) {
       await deps.pods.setOwnerReferences(namespace, ...args(change));
       await deps.events.record(target, {
@@ -140,6 +147,7 @@ export async function reconcileOwnership(
   const owned = new Set(decision.ownedPods);
   return {
     changed,
+    refused,
     ownedPods: pods.filter((p) => owned.has(p.metadata?.name ?? "")),
     blockedOrdinals: decision.blockedOrdinals,
     foreignClaims: new Set(decision.foreignClaims),

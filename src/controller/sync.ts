@@ -126,7 +126,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
   const versionPlan = planVersionSync(petSet, versions);
   if (versionPlan.action === "adopt") {
     // As for pods: only a PetSet that is live and not being deleted adopts (uncached read).
-    if (!(await canAdopt(ctx, petSet))) return { requeueAfterMs: INVALID_SPEC_REQUEUE_MS };
+    if (!(await canAdopt(ctx, petSet))) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
     for (const vName of versionPlan.names) {
       const cached = ctx.caches.versions.get(vName, namespace);
       const rv = cached?.metadata?.resourceVersion;
@@ -177,7 +177,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
     if (isConflict(err) || isInvalid(err)) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
     throw err;
   }
-  if (ownership.changed) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+  if (ownership.changed || ownership.refused) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
   const pods = ownership.ownedPods.map(podViewFromV1Pod);
   const claims = ctx.caches.claims
     .list(namespace)
