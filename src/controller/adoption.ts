@@ -27,6 +27,7 @@ import {
   type OwnedObjectMeta,
   type OwnerRefChange,
   type OwnershipConflict,
+  petOrdinal,
 } from "./planner/ownership.js";
 import type { PodControl } from "./pod-control.js";
 import { withCondition } from "./status-compare.js";
@@ -73,13 +74,13 @@ export function ownedObjectMeta(obj: KubernetesObject): OwnedObjectMeta {
   };
 }
 
-/** The cached pods that can concern this PetSet: labelled for it, named like its pets, or controlled by it. */
-function candidates<T extends KubernetesObject>(objects: readonly T[], petSet: PetSet, label: string): T[] {
+/** The cached pods or claims that can concern this PetSet: labelled for it, named like its pets, or controlled by it. */
+function candidates<T extends KubernetesObject>(objects: readonly T[], petSet: PetSet): T[] {
   const name = petSet.metadata.name ?? "";
   const uid = petSet.metadata.uid;
   return objects.filter(
     (o) =>
-      o.metadata?.labels?.[label] === name ||
+      o.metadata?.labels?.[Labels.petSet] === name ||
       (o.metadata?.name ?? "").startsWith(`${name}-`) ||
       (o.metadata?.ownerReferences ?? []).some((r) => r.controller && r.uid === uid),
   );
@@ -90,17 +91,17 @@ export async function reconcileOwnership(
   petSet: PetSet,
   cachedPods: readonly V1Pod[],
   cachedClaims: readonly V1PersistentVolumeClaim[],
-  petSetLabel: string,
 ): Promise<OwnershipOutcome> {
   const namespace = petSet.metadata.namespace ?? "default";
-  const pods = candidates(cachedPods, petSet, petSetLabel);
-  const claims = candidates(cachedClaims, petSet, petSetLabel);
+  const pods = candidates(cachedPods, petSet);
+  const claims = candidates(cachedClaims, petSet);
   const decision = decideOwnership({
     petSet,
     pods: pods.map(ownedObjectMeta),
     claims: claims.map(ownedObjectMeta),
   });
   const target = petSetTarget(petSet);
+  const setName = petSet.metadata.name ?? "";
   let changed = false;
 
   for (const change of decision.releasePods) {
@@ -108,7 +109,10 @@ export async function reconcileOwnership(
     await deps.events.record(target, {
       type: "Normal",
       reason: OwnershipEventReasons.released,
-      message: `Released pod ${change.name}: it no longer matches spec.selector of PetSet ${petSet.metadata.name} (or is not named as a pet)`,
+      message:
+        petOrdinal(setName, change.name) === undefined
+          ? `Released pod ${change.name}: its name is not a pet's of PetSet ${setName} (${setName}-<ordinal>)`
+          : `Released pod ${change.name}: its labels no longer match spec.selector of PetSet ${setName}`,
     });
     changed = true;
   }

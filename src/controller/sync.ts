@@ -170,7 +170,6 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet): Promise<SyncResult>
       petSet,
       ctx.caches.pods.list(namespace),
       ctx.caches.claims.list(namespace),
-      Labels.petSet,
     );
   } catch (err) {
     // Changed since the cache showed it (409, 422 for another uid): decide again on a fresher view.
