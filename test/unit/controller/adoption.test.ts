@@ -56,6 +56,26 @@ describe("adoption", () => {
     expect(world.statuses.at(-1)).toMatchObject({ replicas: 3, readyReplicas: 3 });
   });
 
+  it("orphans beyond replicas are adopted, then scaled down as usual", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject("nginx:1.27", 3));
+    await settle(world);
+    orphanAndRecreate(world);
+    const smaller = petSetObject("nginx:1.27", 2);
+    smaller.metadata = { ...smaller.metadata, uid: "ps-uid-2" };
+    world.petSets.put(smaller);
+    const before = world.calls.length;
+    await settle(world);
+    const after = world.calls.slice(before);
+    expect(after.filter((c) => c.verb === "setPodOwners").map((c) => c.name)).toEqual([
+      "web-0",
+      "web-1",
+      "web-2",
+    ]);
+    expect(after.filter((c) => c.verb === "deletePod").map((c) => c.name)).toEqual(["web-2"]);
+    expect(after.filter((c) => c.verb === "createPod")).toEqual([]);
+  });
+
   it("an adoption that races a change (409) requeues soon and retries", async () => {
     const world = new FakeWorld();
     world.petSets.put(petSetObject("nginx:1.27", 3));
