@@ -188,7 +188,8 @@ export async function canAdopt(
  * A create of a pet's pod failed with AlreadyExists and the cache has no such pod: it exists
  * without label petset.dev/petset (the caches only hold labelled pods), e.g. a StatefulSet's
  * pod of the same name. Read it uncached; petset never touches it, and says so. Undefined
- * when the step was not a pod create, or the pod is in the cache or gone (a stale cache).
+ * when the step was not a pod create, or the pod is in the cache, gone, ours or labelled for
+ * this PetSet (the cache is only behind: the usual 250 ms retry).
  */
 export async function hiddenPodConflict(
   deps: { pods: PodControl; caches: { pods: { get(name: string, ns?: string): unknown } } },
@@ -204,7 +205,9 @@ export async function hiddenPodConflict(
   const meta = ownedObjectMeta(pod);
   const controller = controllerOf(meta);
   const setName = petSet.metadata.name ?? "";
-  if (controller !== undefined && controller.uid !== petSet.metadata.uid) {
+  // Ours, or labelled so the cache will show it: the cache is only behind.
+  if (controller?.uid === petSet.metadata.uid || meta.labels[Labels.petSet] === setName) return undefined;
+  if (controller !== undefined) {
     return {
       kind: "Pod",
       name,

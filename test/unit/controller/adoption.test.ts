@@ -210,5 +210,21 @@ describe("pods of another controller", () => {
       "PodOwnedByOther",
       "PodNotLabelled",
     ]);
+
+    // Our own pod the cache has not shown yet is a stale cache, not a conflict.
+    world.hidden.set("default/web-0", {
+      metadata: {
+        name: "web-0",
+        namespace: "default",
+        uid: "ours",
+        labels: { app: "web", "petset.dev/petset": "web" },
+        ownerReferences: [
+          { apiVersion: "petset.dev/v1alpha1", kind: "PetSet", name: "web", uid: "ps-uid", controller: true },
+        ],
+      },
+    });
+    const stale = await syncPetSet(ctx, KEY);
+    expect(stale.requeueAfterMs).toBeLessThanOrEqual(1_000);
+    expect(world.statuses.at(-1)?.conditions.some((c) => c.type === "PetConflict")).toBe(false);
   });
 });
