@@ -231,6 +231,35 @@ describe("adoption and release", () => {
   );
 
   it(
+    "a pod named as a pet without petset's label (invisible to its caches) is reported, then replaced once gone",
+    async () => {
+      // As a StatefulSet's pod would be: the selector's labels, not petset.dev/petset.
+      const bare = await env.core.createNamespacedPod({
+        namespace: env.namespace,
+        body: {
+          metadata: { name: "bare-0", labels: { app: "bare" } },
+          spec: { terminationGracePeriodSeconds: 1, containers: [{ name: "app", image: "busybox:1.36" }] },
+        },
+      });
+      await createPetSet(env, petSetManifest("bare", { replicas: 1 }));
+      const c = await withDiagnostics(env, "bare", () =>
+        eventually("PetConflict on bare", () => petConflict("bare"), WAIT_MS),
+      );
+      expect(c).toMatchObject({ status: "True", reason: "PodNotLabelled" });
+      expect(c?.message).toContain("pod bare-0 has no label petset.dev/petset=bare");
+      await expectEvent(env, "bare", "PodNotLabelled", /pod bare-0/);
+      const still = await env.core.readNamespacedPod({ namespace: env.namespace, name: "bare-0" });
+      expect(still.metadata?.uid).toBe(bare.metadata?.uid);
+      expect(still.metadata?.ownerReferences).toBeUndefined();
+
+      await env.core.deleteNamespacedPod({ namespace: env.namespace, name: "bare-0", gracePeriodSeconds: 0 });
+      const p = await waitRolledOut(env, "bare", 1);
+      expect(condition(p, ConditionTypes.petConflict)).toBeUndefined();
+    },
+    TEST_MS,
+  );
+
+  it(
     "a pod whose labels stop matching is released; a replacement comes once the released pod is gone",
     async () => {
       await createPetSet(env, petSetManifest("rel"));
