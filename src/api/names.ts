@@ -41,6 +41,8 @@ export const EnvVars = {
 export const ConditionTypes = {
   available: "Available",
   progressing: "Progressing",
+  /** True while a pod or claim named as a pet is held by something petset must not touch. */
+  petConflict: "PetConflict",
 } as const;
 export type ConditionType = (typeof ConditionTypes)[keyof typeof ConditionTypes];
 

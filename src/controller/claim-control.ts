@@ -1,5 +1,12 @@
 /** ClaimControl: creates and deletes the pets' PersistentVolumeClaims. */
-import { CoreV1Api, type KubeConfig, type V1PersistentVolumeClaim } from "@kubernetes/client-node";
+import {
+  CoreV1Api,
+  type KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1OwnerReference,
+  type V1PersistentVolumeClaim,
+} from "@kubernetes/client-node";
 import { isAlreadyExists, isNotFound } from "./api-errors.js";
 import type { WriteCounter } from "./write-counter.js";
 
@@ -8,6 +15,18 @@ export interface ClaimControl {
   create(namespace: string, claim: V1PersistentVolumeClaim): Promise<void>;
   /** Deletes exactly this claim (uid precondition); NotFound counts as done. */
   delete(namespace: string, name: string, uid: string): Promise<void>;
+  /**
+   * Adopt or release: replaces metadata.ownerReferences (null removes them) with a JSON merge
+   * patch carrying the claim's uid and resourceVersion (409/422 if it changed since it was
+   * read). NotFound counts as done.
+   */
+  setOwnerReferences(
+    namespace: string,
+    name: string,
+    uid: string,
+    resourceVersion: string,
+    ownerReferences: V1OwnerReference[] | null,
+  ): Promise<void>;
 }
 
 export function createClaimControl(kubeConfig: KubeConfig, writes: WriteCounter): ClaimControl {
@@ -30,6 +49,17 @@ export function createClaimControl(kubeConfig: KubeConfig, writes: WriteCounter)
           namespace,
           body: { preconditions: { uid } },
         });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    },
+    async setOwnerReferences(namespace, name, uid, resourceVersion, ownerReferences) {
+      writes.count("patch", "persistentvolumeclaims");
+      try {
+        await api.patchNamespacedPersistentVolumeClaim(
+          { name, namespace, body: { metadata: { uid, resourceVersion, ownerReferences } } },
+          setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+        );
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }

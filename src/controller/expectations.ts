@@ -112,6 +112,13 @@ export class ExpectationStore {
     return result;
   }
 
+  /** Drops the expectations of `key` that `matches` selects (ones the cache can never show). */
+  drop(key: string, matches: (e: Expectation) => boolean): void {
+    const left = (this.byKey.get(key) ?? []).filter((p) => !matches(p.expectation));
+    if (left.length === 0) this.byKey.delete(key);
+    else this.byKey.set(key, left);
+  }
+
   forget(key: string): void {
     this.byKey.delete(key);
   }

@@ -3,6 +3,7 @@
  * spec writes carry the resourceVersion that was read (409 on a stale read).
  */
 import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { z } from "zod";
 import { GROUP, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
 import type { PetSetStatus } from "../api/petset.js";
 import type { PetSetVersion, PetSetVersionStatus } from "../api/petset-version.js";
@@ -56,6 +57,24 @@ export interface PetSetWriter {
     patch: Record<string, unknown>,
   ): Promise<string | undefined>;
 }
+
+/** What an uncached read of a PetSet tells: enough to decide whether it may still adopt. */
+export interface PetSetIdentity {
+  uid: string;
+  deleting: boolean;
+}
+
+export interface PetSetReader {
+  /**
+   * A quorum read of the PetSet, bypassing the cache (as StatefulSets re-check before adopting:
+   * the cache may not show a deletion yet); undefined when it does not exist.
+   */
+  getFresh(namespace: string, name: string): Promise<PetSetIdentity | undefined>;
+}
+
+const FreshIdentitySchema = z.object({
+  metadata: z.object({ uid: z.string(), deletionTimestamp: z.unknown().optional() }),
+});
 
 const merge = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 
@@ -113,7 +132,18 @@ export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter)
       }
     },
   };
-  const petSets: PetSetWriter = {
+  const petSets: PetSetWriter & PetSetReader = {
+    async getFresh(namespace, name) {
+      try {
+        const obj = FreshIdentitySchema.parse(
+          await api.getNamespacedCustomObject({ ...ps, namespace, name }),
+        );
+        return { uid: obj.metadata.uid, deleting: obj.metadata.deletionTimestamp != null };
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
     async patch(namespace, name, resourceVersion, patch) {
       writes.count("patch", "petsets");
       const meta = (patch.metadata ?? {}) as Record<string, unknown>;

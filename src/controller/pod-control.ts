@@ -8,12 +8,15 @@ import {
   type KubeConfig,
   PatchStrategy,
   setHeaderOptions,
+  type V1OwnerReference,
   type V1Pod,
 } from "@kubernetes/client-node";
 import { isNotFound } from "./api-errors.js";
 import type { WriteCounter } from "./write-counter.js";
 
 export interface PodControl {
+  /** An uncached read (undefined when the pod does not exist): for pods no cache shows. */
+  get(namespace: string, name: string): Promise<V1Pod | undefined>;
   /** If this returns without error, the pod exists: created now, with the uid returned. */
   create(namespace: string, pod: V1Pod): Promise<{ uid?: string | undefined }>;
   /**
@@ -45,11 +48,31 @@ export interface PodControl {
     images: { container: string; image: string }[],
     meta: { labels: Record<string, string>; annotations: Record<string, string> },
   ): Promise<void>;
+  /**
+   * Adopt or release: replaces metadata.ownerReferences (null removes them) with a JSON merge
+   * patch carrying the pod's uid and resourceVersion, so it fails (409, or 422 for another
+   * uid) if the pod changed since it was read. NotFound counts as done.
+   */
+  setOwnerReferences(
+    namespace: string,
+    name: string,
+    uid: string,
+    resourceVersion: string,
+    ownerReferences: V1OwnerReference[] | null,
+  ): Promise<void>;
 }
 
 export function createPodControl(kubeConfig: KubeConfig, writes: WriteCounter): PodControl {
   const api = kubeConfig.makeApiClient(CoreV1Api);
   return {
+    async get(namespace, name) {
+      try {
+        return await api.readNamespacedPod({ namespace, name });
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
     async create(namespace, pod) {
       writes.count("create", "pods");
       const created = await api.createNamespacedPod({ namespace, body: pod });
@@ -90,6 +113,17 @@ export function createPodControl(kubeConfig: KubeConfig, writes: WriteCounter): 
         },
         setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch),
       );
+    },
+    async setOwnerReferences(namespace, name, uid, resourceVersion, ownerReferences) {
+      writes.count("patch", "pods");
+      try {
+        await api.patchNamespacedPod(
+          { name, namespace, body: { metadata: { uid, resourceVersion, ownerReferences } } },
+          setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+        );
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
     },
   };
 }

@@ -27,7 +27,21 @@ import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { VersionHistory } from "../versions/history.js";
 import { planVersionSync } from "../versions/plan-sync.js";
-import { describeApiError, isAlreadyExists, isConflict, isNotFound, statusCode } from "./api-errors.js";
+import {
+  canAdopt,
+  hiddenPodConflict,
+  type OwnershipOutcome,
+  reconcileOwnership,
+  withConflicts,
+} from "./adoption.js";
+import {
+  describeApiError,
+  isAlreadyExists,
+  isConflict,
+  isInvalid,
+  isNotFound,
+  statusCode,
+} from "./api-errors.js";
 import type { ClaimControl } from "./claim-control.js";
 import type { EventRecorder, EventTarget, RecordedEvent } from "./event-recorder.js";
 import { executeSteps, StaleViewError, StepError } from "./executor.js";
@@ -40,7 +54,7 @@ import {
 } from "./expectations.js";
 import type { ControllerCaches } from "./informers.js";
 import type { ControllerMetrics } from "./metrics.js";
-import type { PetSetWriter, StatusUpdater, VersionControl } from "./petset-client.js";
+import type { PetSetReader, PetSetWriter, StatusUpdater, VersionControl } from "./petset-client.js";
 import { claimViewFromV1, planRollout, podViewFromV1Pod } from "./planner/index.js";
 import type { PodControl } from "./pod-control.js";
 import { canonicalStatus, withCondition } from "./status-compare.js";
@@ -53,7 +67,7 @@ export interface SyncContext {
   claims: ClaimControl;
   versions: VersionControl;
   status: StatusUpdater;
-  petSets: PetSetWriter;
+  petSets: PetSetWriter & PetSetReader;
   events: EventRecorder;
   metrics: ControllerMetrics;
   /** What earlier syncs wrote and the caches have not shown yet, per PetSet key. */
@@ -69,6 +83,8 @@ export interface SyncResult {
 
 /** How soon to look again when the cache was behind the API (409, AlreadyExists). */
 const STALE_CACHE_REQUEUE_MS = 250;
+/** How often to look again at a pet name held by a pod the cache cannot show (no event wakes us). */
+const HIDDEN_POD_REQUEUE_MS = 10_000;
 /** How soon to retry a spec the API refused; a spec change wakes the sync earlier. */
 const INVALID_SPEC_REQUEUE_MS = 30_000;
 
@@ -167,11 +183,6 @@ function cachedVersions(ctx: SyncContext, namespace: string, petSet: string): Pe
   return out;
 }
 
-function ownedBy(petSet: PetSet, obj: KubernetesObject): boolean {
-  const refs = obj.metadata?.ownerReferences ?? [];
-  return refs.some((r) => r.controller && r.uid === petSet.metadata.uid);
-}
-
 async function syncParsed(
   ctx: SyncContext,
   petSet: PetSet,
@@ -183,6 +194,8 @@ async function syncParsed(
 
   const versionPlan = planVersionSync(petSet, versions);
   if (versionPlan.action === "adopt") {
+    // As for pods: only a PetSet that is live and not being deleted adopts (uncached read).
+    if (!(await canAdopt(ctx, petSet))) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
     for (const vName of versionPlan.names) {
       const cached = ctx.caches.versions.get(vName, namespace);
       const rv = cached?.metadata?.resourceVersion;
@@ -225,16 +238,36 @@ async function syncParsed(
   // The cache lists every version in the namespace: the rollout only ever sees this PetSet's.
   versions = [...VersionHistory.of(petSet, versions).owned];
 
-  const pods = ctx.caches.pods
-    .list(namespace)
-    .filter((p) => p.metadata?.labels?.[Labels.petSet] === name && ownedBy(petSet, p))
-    .map(podViewFromV1Pod);
+  // Adoption and release (planner/ownership.ts): the planner sees only the pods it controls.
+  let ownership: OwnershipOutcome;
+  try {
+    ownership = await reconcileOwnership(
+      { ...ctx, expect },
+      petSet,
+      ctx.caches.pods.list(namespace),
+      ctx.caches.claims.list(namespace),
+    );
+  } catch (err) {
+    // Changed since the cache showed it (409, 422 for another uid): decide again on a fresher view.
+    if (isConflict(err) || isInvalid(err)) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+    throw err;
+  }
+  if (ownership.changed || ownership.refused) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
+  const pods = ownership.ownedPods.map(podViewFromV1Pod);
   const claims = ctx.caches.claims
     .list(namespace)
     .filter((c) => c.metadata?.labels?.[Labels.petSet] === name)
-    .map(claimViewFromV1);
+    .map(claimViewFromV1)
+    .map((c) => (ownership.foreignClaims.has(c.name) ? { ...c, foreign: true } : c));
   const now = ctx.clock.now();
-  const plan = planRollout({ petSet, versions, pods, claims, now });
+  const plan = planRollout({
+    petSet,
+    versions,
+    pods,
+    claims,
+    now,
+    blockedOrdinals: ownership.blockedOrdinals,
+  });
   updateGauges(
     ctx,
     petSet,
@@ -247,6 +280,7 @@ async function syncParsed(
     observedGeneration: petSet.metadata.generation ?? plan.status.observedGeneration,
     ready: `${plan.status.readyReplicas}/${petSet.spec.replicas}`,
   };
+  const conflicts = [...ownership.conflicts];
   let requeueAfterMs = plan.requeueAfterMs;
   // A rollbackTo step writes the PetSet: the status write must follow that write, or its
   // precondition fails and the RolledBack condition is lost.
@@ -265,7 +299,28 @@ async function syncParsed(
     // The status is derived from the versions' facts: never write one whose facts failed to land.
     if (err instanceof StepError && err.step.kind === "recordVersionStatus" && isConflict(cause))
       return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
-    if (isConflict(cause) || isAlreadyExists(cause) || isNotFound(cause) || cause instanceof StaleViewError) {
+    // A pet's name taken by a pod the cache cannot show (no petset.dev/petset label).
+    const hidden =
+      err instanceof StepError && isAlreadyExists(cause)
+        ? await hiddenPodConflict(ctx, petSet, err.step)
+        : undefined;
+    if (hidden !== undefined) {
+      // The cache only holds labelled pods: it will never show this one, so expect nothing of it.
+      if (err instanceof StepError && err.step.kind === "createPod") {
+        const podName = err.step.pod.metadata?.name;
+        ctx.expectations.drop(
+          `${namespace}/${name}`,
+          (e) => e.kind === "present" && e.resource === "pods" && e.name === podName,
+        );
+      }
+      conflicts.push(hidden);
+      requeueAfterMs = Math.min(requeueAfterMs ?? HIDDEN_POD_REQUEUE_MS, HIDDEN_POD_REQUEUE_MS);
+    } else if (
+      isConflict(cause) ||
+      isAlreadyExists(cause) ||
+      isNotFound(cause) ||
+      cause instanceof StaleViewError
+    ) {
       requeueAfterMs = STALE_CACHE_REQUEUE_MS;
     } else if (code === 422 || code === 403 || code === 400) {
       // The API refuses what the spec asks for: tell the user where, keep other PetSets going.
@@ -286,6 +341,17 @@ async function syncParsed(
     } else {
       throw err;
     }
+  }
+  const withConflict = withConflicts(
+    status,
+    PetSetStatusSchema.safeParse(petSet.status ?? {}).data,
+    conflicts,
+    now,
+    petSet.metadata.generation,
+  );
+  status = withConflict.status;
+  for (const c of withConflict.fresh) {
+    await record(ctx, petSet, { type: "Warning", reason: c.reason, message: c.message });
   }
   for (const e of plan.events) {
     const target = e.object === "petset" ? petSetTarget(petSet) : podTarget(namespace, e.object);
@@ -330,8 +396,11 @@ async function collectHistory(ctx: SyncContext, petSet: PetSet): Promise<void> {
     const result = await runVersionGc(
       {
         listVersions: (ns, ps) => cachedVersions(ctx, ns, ps),
+        // Pods another controller holds run none of this PetSet's versions (orphans may).
         listPods: (ns, ps) =>
-          ctx.caches.pods.list(ns).filter((p) => p.metadata?.labels?.[Labels.petSet] === ps),
+          ctx.caches.pods
+            .list(ns)
+            .filter((p) => p.metadata?.labels?.[Labels.petSet] === ps && !controlledElsewhere(petSet, p)),
         deleteVersion: (ns, vName, uid, rv) => ctx.versions.delete(ns, vName, uid, rv),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       },
@@ -348,6 +417,11 @@ async function collectHistory(ctx: SyncContext, petSet: PetSet): Promise<void> {
       "history GC failed",
     );
   }
+}
+
+function controlledElsewhere(petSet: PetSet, obj: KubernetesObject): boolean {
+  const controller = obj.metadata?.ownerReferences?.find((r) => r.controller);
+  return controller !== undefined && controller.uid !== petSet.metadata.uid;
 }
 
 async function reportRefusal(ctx: SyncContext, raw: KubernetesObject, message: string): Promise<void> {

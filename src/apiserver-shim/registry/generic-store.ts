@@ -212,6 +212,9 @@ export class GenericStore {
   ): KubeObject {
     const old = goEncode(present(def, stored));
     let next = proposed;
+    // A uid that is not the stored one is refused (422), as kube's ValidateObjectMetaUpdate does:
+    // clients put it in a patch as a precondition (e.g. when adopting an object).
+    const suppliedUid = next.metadata.uid;
     keepSystemFields(next, old);
     this.checkUnknownFields(def, next, ctx);
     def.strategy.applyDefaults?.(next);
@@ -227,6 +230,8 @@ export class GenericStore {
       def.strategy.prepareForUpdate?.(next, old, ctx);
     }
     const errs: FieldError[] = [...validateMetadata(next), ...validateMetadataUpdate(next, old)];
+    if (suppliedUid && suppliedUid !== old.metadata.uid)
+      errs.push(fieldInvalid("metadata.uid", suppliedUid, "field is immutable"));
     if (sub === "status") errs.push(...(def.strategy.validateStatusUpdate?.(next, old, ctx) ?? []));
     else errs.push(...(def.strategy.validateUpdate?.(next, old, ctx) ?? []));
     if (errs.length) throw invalid(def.group, def.kind, old.metadata.name!, errs);

@@ -19,7 +19,8 @@ export function chooseCreateVersion(ctx: PlanContext, ordinal: number): PetSetVe
 /**
  * Create missing pets and recreate finished (Failed/Succeeded) pods.
  * OrderedReady: in ordinal order, one at a time, each only once every lower pet is available.
- * Parallel: all at once. Never while the pet's old pod still exists (one pod per pet).
+ * Parallel: all at once. Never while the pet's old pod still exists (one pod per pet), nor
+ * while a pod the PetSet does not control holds the pet's name (input.blockedOrdinals).
  * Returns true when every pet exists and is available (OrderedReady may then scale down/update).
  */
 export function planPetCreation(ctx: PlanContext): boolean {
@@ -29,7 +30,9 @@ export function planPetCreation(ctx: PlanContext): boolean {
     const pod = ctx.podsByOrdinal.get(ordinal);
     if (pod === undefined) {
       allHealthy = false;
-      const version = chooseCreateVersion(ctx, ordinal);
+      // The name is held by a pod this PetSet does not control (ownership.ts): wait.
+      const blocked = input.blockedOrdinals?.includes(ordinal) ?? false;
+      const version = blocked ? undefined : chooseCreateVersion(ctx, ordinal);
       if (version !== undefined) createPet(ctx, version, ordinal);
       if (spec.orderedReady) return false;
       continue;

@@ -25,7 +25,8 @@
  *    Running+Ready+available (minReadySeconds); scale down one at a time once all pets are
  *    available; rolling updates only when all pets are available and no scale-down runs.
  *    Parallel: create and condemn all at once; updates limited by maxUnavailable only.
- *  - Never a second pod for an ordinal: a pet is created only when no pod of it exists.
+ *  - Never a second pod for an ordinal: a pet is created only when no pod of it exists, and
+ *    not while a pod the PetSet does not control holds its name (input.blockedOrdinals).
  *  - Failed/Succeeded pods are deleted (reason recreate) and created again.
  *  - RollingUpdate: pets >= start+partition, highest first. Outdated pods that are not Ready are
  *    replaced at once (replace-broken: they serve nothing, SPEC rule 4); Ready ones while fewer

@@ -12,6 +12,11 @@ export interface PlanInput {
   pods: readonly PodView[];
   /** Claims named `<claim>-<petset>-<ordinal>`. */
   claims: readonly ClaimView[];
+  /**
+   * Ordinals whose pod name is held by a pod this PetSet does not control (another
+   * controller's, or an orphan not adopted yet; see ownership.ts): no pet is created there.
+   */
+  blockedOrdinals?: readonly number[];
   /** Milliseconds since the epoch: the injected clock. */
   now: number;
 }

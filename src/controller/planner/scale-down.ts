@@ -36,16 +36,19 @@ function claimOrdinal(name: string, setName: string): number | undefined {
 /**
  * Retention: whenScaled=Delete deletes the claims of ordinals outside the range once their pod
  * is gone; whenDeleted=Delete deletes every claim once its pod is gone while the PetSet is being
- * deleted (claims created with whenDeleted=Delete are also owned by the PetSet).
+ * deleted (claims created with whenDeleted=Delete are also owned by the PetSet). Never a claim
+ * another controller holds, nor one of an ordinal whose name a foreign pod holds.
  */
 export function planClaimRetention(ctx: PlanContext): void {
   const policy = ctx.input.petSet.spec.persistentVolumeClaimRetentionPolicy;
   const setDeleting = ctx.input.petSet.metadata.deletionTimestamp !== undefined;
   const inRange = new Set(ctx.spec.ordinals);
   for (const claim of ctx.claimsByName.values()) {
-    if (claim.deletionTimestamp !== undefined) continue;
+    if (claim.deletionTimestamp !== undefined || claim.foreign === true) continue;
     const ordinal = claimOrdinal(claim.name, ctx.spec.setName);
     if (ordinal === undefined || ctx.podsByOrdinal.has(ordinal)) continue;
+    // A pod the PetSet does not control holds the pet's name and may use the claim.
+    if (ctx.input.blockedOrdinals?.includes(ordinal)) continue;
     let reason: "whenScaled" | "whenDeleted" | undefined;
     if (setDeleting && policy.whenDeleted === "Delete") reason = "whenDeleted";
     else if (!setDeleting && !inRange.has(ordinal) && policy.whenScaled === "Delete") reason = "whenScaled";

@@ -51,6 +51,8 @@ export interface ClaimView {
   resourceVersion: string;
   labels: Readonly<Record<string, string>>;
   deletionTimestamp?: number;
+  /** Controlled by something other than this PetSet: retention never deletes it (ownership.ts). */
+  foreign?: boolean;
 }
 
 /** Waiting reasons after which a container will not start without a change. */

@@ -75,6 +75,28 @@ describe("generic store", () => {
     );
   });
 
+  it("refuses a patch whose metadata.uid is not the object's (a uid precondition), as kube does", () => {
+    const c = testCore();
+    const cm = c.def("", "v1", "configmaps");
+    const a = c.store.create(cm, "default", { metadata: { name: "u" } }, c.ctx());
+    const patch = (uid: string) =>
+      patchObject(
+        c.store,
+        cm,
+        "default",
+        "u",
+        "application/merge-patch+json",
+        JSON.stringify({ metadata: { uid, labels: { adopted: "yes" } } }),
+        c.ctx(),
+        false,
+      );
+    const wrong = apiError(() => patch("another-uid"));
+    expect(wrong.status.code).toBe(422);
+    expect(wrong.status.message).toContain('metadata.uid: Invalid value: "another-uid": field is immutable');
+    patch(a.metadata.uid ?? "");
+    expect(c.store.peek(cm, "default", "u")?.metadata.labels).toEqual({ adopted: "yes" });
+  });
+
   it("bumps generation only for spec changes and keeps status out of main writes", () => {
     const c = testCore();
     const crd = c.def("apiextensions.k8s.io", "v1", "customresourcedefinitions");

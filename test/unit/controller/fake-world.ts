@@ -6,6 +6,7 @@
 import {
   ApiException,
   type KubernetesObject,
+  type V1OwnerReference,
   type V1PersistentVolumeClaim,
   type V1Pod,
 } from "@kubernetes/client-node";
@@ -16,7 +17,12 @@ import type { EventRecorder, EventTarget, RecordedEvent } from "../../../src/con
 import { ExpectationStore } from "../../../src/controller/expectations.js";
 import type { ControllerCaches, ResourceCache } from "../../../src/controller/informers.js";
 import { createMetrics } from "../../../src/controller/metrics.js";
-import type { PetSetWriter, StatusUpdater, VersionControl } from "../../../src/controller/petset-client.js";
+import type {
+  PetSetReader,
+  PetSetWriter,
+  StatusUpdater,
+  VersionControl,
+} from "../../../src/controller/petset-client.js";
 import type { PodControl } from "../../../src/controller/pod-control.js";
 import type { SyncContext } from "../../../src/controller/sync.js";
 
@@ -24,6 +30,9 @@ type Verb =
   | "createPod"
   | "deletePod"
   | "patchPod"
+  | "setPodOwners"
+  | "setClaimOwners"
+  | "adoptVersion"
   | "createClaim"
   | "createVersion"
   | "deleteVersion"
@@ -84,6 +93,8 @@ export class FakeWorld {
   readonly pods = new FakeCache<V1Pod>("pods");
   readonly claims = new FakeCache<V1PersistentVolumeClaim>("persistentvolumeclaims");
   readonly calls: { verb: Verb; name: string }[] = [];
+  /** Pods the API has but the caches cannot show (no petset.dev/petset label), by "ns/name". */
+  readonly hidden = new Map<string, V1Pod>();
   readonly events: (RecordedEvent & { object: string })[] = [];
   readonly statuses: PetSetStatus[] = [];
   readonly expectations = new ExpectationStore(30_000);
@@ -103,7 +114,7 @@ export class FakeWorld {
     if (f) throw f.error;
   }
 
-  private nextRv(): string {
+  nextRv(): string {
     this.rv++;
     return String(this.rv);
   }
@@ -111,7 +122,12 @@ export class FakeWorld {
   context(): SyncContext {
     const world = this;
     const pods: PodControl = {
+      async get(ns, name) {
+        return world.hidden.get(`${ns}/${name}`) ?? world.pods.get(name, ns);
+      },
       async create(ns, pod) {
+        const hidden = world.hidden.get(`${ns}/${pod.metadata?.name}`);
+        if (hidden) throw apiError(409, "AlreadyExists", `pods "${pod.metadata?.name}" already exists`);
         world.call("createPod", pod.metadata?.name ?? "");
         const uid = `uid-${pod.metadata?.name}-${world.rv}`;
         world.pods.put({
@@ -135,6 +151,10 @@ export class FakeWorld {
         world.call("patchPod", name);
         world.bumpPod(name, ns);
       },
+      async setOwnerReferences(ns, name, uid, rv, refs) {
+        world.call("setPodOwners", name);
+        world.setOwners(world.pods, ns, name, uid, rv, refs);
+      },
     };
     const claims: ClaimControl = {
       async create(ns, claim) {
@@ -146,6 +166,10 @@ export class FakeWorld {
       },
       async delete(ns, name) {
         world.claims.remove(name, ns);
+      },
+      async setOwnerReferences(ns, name, uid, rv, refs) {
+        world.call("setClaimOwners", name);
+        world.setOwners(world.claims, ns, name, uid, rv, refs);
       },
     };
     const versions: VersionControl = {
@@ -160,7 +184,6 @@ export class FakeWorld {
         world.call("deleteVersion", name);
         world.versions.remove(name, ns);
       },
-      async adopt() {},
       async recordStatus(ns, name, rv, st) {
         world.call("recordVersionStatus", name);
         const v = world.versions.get(name, ns);
@@ -172,6 +195,11 @@ export class FakeWorld {
           metadata: { ...v.metadata, resourceVersion: world.nextRv() },
           status: structuredClone(st),
         } as KubernetesObject);
+      },
+      async adopt(ns, name, rv, owner) {
+        world.call("adoptVersion", name);
+        const v = world.versions.get(name, ns);
+        world.setOwners(world.versions, ns, name, v?.metadata?.uid ?? "", rv, [owner]);
       },
     };
     const status: StatusUpdater = {
@@ -187,9 +215,14 @@ export class FakeWorld {
           } as KubernetesObject);
       },
     };
-    const petSets: PetSetWriter = {
+    const petSets: PetSetWriter & PetSetReader = {
       async patch() {
         return world.nextRv();
+      },
+      async getFresh(ns, name) {
+        const ps = world.petSets.get(name, ns);
+        if (!ps) return undefined;
+        return { uid: ps.metadata?.uid ?? "", deleting: ps.metadata?.deletionTimestamp !== undefined };
       },
     };
     const events: EventRecorder = {
@@ -222,6 +255,31 @@ export class FakeWorld {
   bumpPod(name: string, ns: string): void {
     const pod = this.pods.get(name, ns);
     if (pod) this.pods.put({ ...pod, metadata: { ...pod.metadata, resourceVersion: this.nextRv() } });
+  }
+
+  /** The API server's part of an ownerReferences merge patch: uid and resourceVersion preconditions. */
+  setOwners<T extends KubernetesObject>(
+    cache: FakeCache<T>,
+    ns: string,
+    name: string,
+    uid: string,
+    rv: string,
+    refs: V1OwnerReference[] | null,
+  ): void {
+    const obj = cache.get(name, ns);
+    if (!obj) return;
+    if (obj.metadata?.uid !== uid)
+      throw apiError(422, "Invalid", `${name}: metadata.uid: field is immutable`);
+    if (obj.metadata?.resourceVersion !== rv)
+      throw apiError(
+        409,
+        "Conflict",
+        `Operation cannot be fulfilled on ${name}: the object has been modified`,
+      );
+    const metadata = { ...obj.metadata, resourceVersion: this.nextRv() };
+    if (refs === null) delete metadata.ownerReferences;
+    else metadata.ownerReferences = refs;
+    cache.put({ ...obj, metadata });
   }
 
   /** The kubelet's part: every pod Running and Ready. */
