@@ -155,7 +155,7 @@ async function executeStep(
       return;
     }
     case "deleteClaim": {
-      await deps.claims.delete(ns, step.claimName, step.uid);
+      await deps.claims.delete(ns, step.claimName, step.uid, step.resourceVersion);
       expect({ kind: "gone", resource: "persistentvolumeclaims", name: step.claimName, uid: step.uid });
       return;
     }
