@@ -1,3 +1,4 @@
+/** The messages are kube-apiserver 1.33's for the same pods (checked with kubectl create --dry-run=server). */
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/apiserver-shim/errors.js";
 import { buildPod } from "../../../src/controller/planner/index.js";
@@ -87,6 +88,29 @@ describe("pod volume validation", () => {
       ),
     ).toBe(
       'Pod "p2" is invalid: [spec.volumes[1].projected.sources[0].downwardAPI.fieldRef.fieldPath: Unsupported value: "spec.nodeName": supported values: "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid", spec.volumes[1].name: Duplicate value: "info"]',
+    );
+  });
+
+  it("refuses an absolute file path and an unknown field; a mount of that broken volume is Not found", () => {
+    expect(
+      invalidMessage(() =>
+        create("p3", {
+          volumes: [
+            {
+              name: "info",
+              downwardAPI: {
+                items: [
+                  { path: "/abs", fieldRef: { fieldPath: "spec.foo" } },
+                  { path: "ok", fieldRef: { fieldPath: "metadata.labels['a']" } },
+                ],
+              },
+            },
+          ],
+          containers: [{ name: "c", image: "x", volumeMounts: [{ name: "info", mountPath: "/x" }] }],
+        }),
+      ),
+    ).toBe(
+      'Pod "p3" is invalid: [spec.volumes[0].downwardAPI.path: Invalid value: "/abs": must be a relative path, spec.volumes[0].downwardAPI.fieldRef.fieldPath: Invalid value: "spec.foo": error converting fieldPath: field label not supported: spec.foo, spec.containers[0].volumeMounts[0].name: Not found: "info"]',
     );
   });
 });
