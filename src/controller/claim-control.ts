@@ -13,8 +13,12 @@ import type { WriteCounter } from "./write-counter.js";
 export interface ClaimControl {
   /** If this returns without error, the claim exists; an existing claim is never replaced. */
   create(namespace: string, claim: V1PersistentVolumeClaim): Promise<void>;
-  /** Deletes exactly this claim (uid precondition); NotFound counts as done. */
-  delete(namespace: string, name: string, uid: string): Promise<void>;
+  /**
+   * Deletes exactly the claim the planner saw: uid and resourceVersion preconditions (SPEC
+   * rule 7), so a claim recreated or changed since the read is kept (409 Conflict, and the
+   * next sync decides again). NotFound counts as done.
+   */
+  delete(namespace: string, name: string, uid: string, resourceVersion: string): Promise<void>;
   /**
    * Adopt or release: replaces metadata.ownerReferences (null removes them) with a JSON merge
    * patch carrying the claim's uid and resourceVersion (409/422 if it changed since it was
@@ -41,13 +45,13 @@ export function createClaimControl(kubeConfig: KubeConfig, writes: WriteCounter)
         if (!isAlreadyExists(err)) throw err;
       }
     },
-    async delete(namespace, name, uid) {
+    async delete(namespace, name, uid, resourceVersion) {
       writes.count("delete", "persistentvolumeclaims");
       try {
         await api.deleteNamespacedPersistentVolumeClaim({
           name,
           namespace,
-          body: { preconditions: { uid } },
+          body: { preconditions: { uid, resourceVersion } },
         });
       } catch (err) {
         if (!isNotFound(err)) throw err;

@@ -155,7 +155,10 @@ async function executeStep(
       return;
     }
     case "deleteClaim": {
-      await deps.claims.delete(ns, step.claimName, step.uid);
+      const claim = { resource: "persistentvolumeclaims", name: step.claimName, uid: step.uid } as const;
+      await expectOnConflict(deps.claims.delete(ns, step.claimName, step.uid, step.resourceVersion), () =>
+        expect({ kind: "changed", ...claim, from: step.resourceVersion }),
+      );
       expect({ kind: "gone", resource: "persistentvolumeclaims", name: step.claimName, uid: step.uid });
       return;
     }

@@ -57,6 +57,7 @@ import type { ControllerMetrics } from "./metrics.js";
 import type { PetSetReader, PetSetWriter, StatusUpdater, VersionControl } from "./petset-client.js";
 import { claimViewFromV1, planRollout, podViewFromV1Pod } from "./planner/index.js";
 import type { PodControl } from "./pod-control.js";
+import { forgetPetSetGauges, updatePetSetGauges } from "./pod-gauges.js";
 import { canonicalStatus, withCondition } from "./status-compare.js";
 
 export interface SyncContext {
@@ -93,6 +94,7 @@ export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncRes
   const raw = ctx.caches.petSets.get(name, namespace);
   if (!raw) {
     ctx.metrics.conditions.forget(namespace, name);
+    await forgetPetSetGauges(ctx.metrics, { namespace, petSet: name });
     return {};
   }
   const parsed = PetSetSchema.safeParse(raw);
@@ -268,9 +270,9 @@ async function syncParsed(
     now,
     blockedOrdinals: ownership.blockedOrdinals,
   });
-  updateGauges(
-    ctx,
-    petSet,
+  await updatePetSetGauges(
+    ctx.metrics,
+    { namespace, petSet: name },
     versions.length,
     pods.map((p) => p.labels[Labels.version] ?? "unknown"),
   );
@@ -450,12 +452,4 @@ function podTarget(namespace: string, name: string): EventTarget {
 
 function record(ctx: SyncContext, petSet: PetSet, event: RecordedEvent): Promise<void> {
   return ctx.events.record(petSetTarget(petSet), event);
-}
-
-function updateGauges(ctx: SyncContext, petSet: PetSet, versionCount: number, podVersions: string[]): void {
-  const labels = { namespace: petSet.metadata.namespace ?? "", petset: petSet.metadata.name ?? "" };
-  ctx.metrics.versions.set(labels, versionCount);
-  const counts = new Map<string, number>();
-  for (const v of podVersions) counts.set(v, (counts.get(v) ?? 0) + 1);
-  for (const [version, n] of counts) ctx.metrics.podsByVersion.set({ ...labels, version }, n);
 }

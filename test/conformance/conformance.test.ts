@@ -107,8 +107,17 @@ describe("embedded API server vs kube-apiserver", () => {
     expect(unexplained.map(describeDifference).join("\n"), `${scenario.id}: differences`).toBe("");
   });
 
-  it("uses every allow-list entry (a stale entry hides nothing and must go)", () => {
-    if (outcome.size < SCENARIOS.length) return;
+  it("uses every allow-list entry (a stale entry hides nothing and must go)", ({ task, skip }) => {
+    // Only a deliberate selection skips this check: with `-t`, vitest marks the scenarios the
+    // filter leaves out as skipped, and entries of scenarios that did not run cannot be judged.
+    // It is reported as skipped, never as passed.
+    const ids = new Set(SCENARIOS.map((sc) => sc.id));
+    const filteredOut = (task.suite?.tasks ?? []).filter((t) => ids.has(t.name) && t.mode === "skip");
+    if (filteredOut.length > 0) skip(`a test-name filter left out ${filteredOut.length} scenarios`);
+    // A scenario that failed before its differences were judged (wrong status on the real
+    // server, an error) leaves its entries unjudged: that is a failure, not a pass.
+    const unjudged = SCENARIOS.filter((sc) => !outcome.has(sc.id)).map((sc) => sc.id);
+    expect(unjudged, "scenarios whose differences were never judged (they failed first)").toEqual([]);
     const stale = ALLOW_LIST.filter((e) => !usedEntries.has(e)).map(
       (e) => `${e.scenario} ${e.step ?? "*"} ${e.path}`,
     );

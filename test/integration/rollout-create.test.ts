@@ -123,10 +123,25 @@ describe("rollout engine: creating pets", () => {
         WAIT_MS,
       );
       expect(parallel.filter(isReady).length).toBeLessThan(3);
-      // OrderedReady: while web-0 is not Ready there is no web-1.
-      const ordered = await listPods(env, "ordered");
-      if (ordered.length > 0 && !isReady(ordered[0] as (typeof ordered)[0])) expect(ordered.length).toBe(1);
       await waitRolledOut(env, "ordered", 1);
+      // OrderedReady: ordered-1 was created only once ordered-0 was Ready. API timestamps have
+      // 1 s resolution, so "not before" is what can be read back; :slow keeps ordered-0 unready
+      // for over a second after its creation, so a pet created without waiting shows up here
+      // (and in the monitor's ordered-ready rule, which sees every event).
+      const [first, second] = await listPods(env, "ordered");
+      const readyAt = Date.parse(
+        String(
+          first?.status?.conditions?.find((c) => c.type === "Ready" && c.status === "True")
+            ?.lastTransitionTime,
+        ),
+      );
+      const firstCreatedAt = Date.parse(String(first?.metadata?.creationTimestamp));
+      const secondCreatedAt = Date.parse(String(second?.metadata?.creationTimestamp));
+      expect(second?.metadata?.name).toBe("ordered-1");
+      expect(readyAt, "ordered-0 became Ready after it was created (:slow)").toBeGreaterThan(firstCreatedAt);
+      expect(secondCreatedAt, "ordered-1 created no earlier than ordered-0 was Ready").toBeGreaterThanOrEqual(
+        readyAt,
+      );
       await waitRolledOut(env, "parallel", 1);
       await expectNoViolations(mo);
       await expectNoViolations(mp);

@@ -1,15 +1,18 @@
-/** The pod rules kube enforces that clients notice: required fields, names, immutability. */
+/** The pod rules kube enforces that clients notice: required fields, names, volumes, immutability. */
 import { fieldForbidden, fieldInvalid, fieldRequired } from "../errors.js";
 import { validateName } from "../registry/object-meta.js";
 import type { FieldError } from "../schema/index.js";
 import { deepEqual, isPlainObject, type KubeObject } from "../types.js";
+import { validateVolumeMounts, validateVolumes } from "./pod-volume-validation.js";
 
 type Obj = Record<string, unknown>;
 const list = (v: unknown): Obj[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
 
 export function validatePodSpec(spec: unknown, path = "spec"): FieldError[] {
   if (!isPlainObject(spec)) return [fieldRequired(path)];
-  const errs: FieldError[] = [];
+  // kube validates volumes first: the containers' mounts refer to them.
+  const volumes = validateVolumes(spec, path);
+  const errs: FieldError[] = [...volumes.errs];
   const containers = list(spec.containers);
   if (containers.length === 0) errs.push(fieldRequired(`${path}.containers`));
   const seen = new Set<string>();
@@ -29,6 +32,7 @@ export function validatePodSpec(spec: unknown, path = "spec"): FieldError[] {
         seen.add(c.name);
       }
       if (typeof c.image !== "string" || !c.image.trim()) errs.push(fieldRequired(`${f}.image`));
+      errs.push(...validateVolumeMounts(c, f, volumes.names));
     });
   check(list(spec.initContainers), "initContainers");
   check(containers, "containers");

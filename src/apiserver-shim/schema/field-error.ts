@@ -13,7 +13,8 @@ export type FieldErrorType =
   | "FieldValueForbidden"
   | "FieldValueTooLong"
   | "FieldValueTooMany"
-  | "FieldValueDuplicate";
+  | "FieldValueDuplicate"
+  | "FieldValueNotFound";
 
 export interface FieldError {
   type: FieldErrorType;
@@ -33,6 +34,7 @@ const TYPE_STRINGS: Record<FieldErrorType, string> = {
   FieldValueTooLong: "Too long",
   FieldValueTooMany: "Too many",
   FieldValueDuplicate: "Duplicate value",
+  FieldValueNotFound: "Not found",
 };
 
 /** Marks a bad value that the error body leaves out (kube's `omitValue`). */
@@ -60,6 +62,7 @@ export const fieldErrors = {
     makeError("FieldValueForbidden", field, "", detail),
   duplicate: (field: string, value: unknown): FieldError =>
     makeError("FieldValueDuplicate", field, value, ""),
+  notFound: (field: string, value: unknown): FieldError => makeError("FieldValueNotFound", field, value, ""),
   notSupported: (field: string, value: unknown, supported: readonly string[]): FieldError =>
     makeError(
       "FieldValueNotSupported",

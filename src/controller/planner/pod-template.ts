@@ -1,3 +1,9 @@
+/**
+ * The pod and claims of a pet, built from a version's content (pure). The content is the
+ * template exactly as the user wrote it, and that is what the version hash covers; what this
+ * file adds (identity labels, ownerReference, claim volumes, `PETSET_*` env, the pod-info
+ * volume) is added at build time, so changing it changes no hash and restarts no pet.
+ */
 import type {
   V1Container,
   V1EnvVar,
@@ -21,16 +27,30 @@ import {
 } from "../../api/index.js";
 
 /**
- * Every pod gets a downward-API volume with its labels and annotations, mounted read-only
- * into every container, so a pet sees `petset.dev/target-version` change live (env vars are
- * fixed when a container starts). A template that already uses the name or the path wins:
- * the volume or the mount is then left out.
+ * Every pod gets a projected downward-API volume mounted read-only at `/etc/petset/` in every
+ * container and init container, so a running pet sees relabels and target announcements live:
+ * the kubelet rewrites downward-API files when labels or annotations change, whereas env vars
+ * keep the value they had when the container started. One file per fact (`petset`, `version`,
+ * `generation`, `target-version`, `ordinal`; empty while the fact is absent, e.g. before the
+ * first rollout announces a target) plus the whole `labels` and `annotations`.
+ *
+ * The user's template wins over ours: a template volume named `petset-podinfo` keeps that
+ * name and no container gets our mount; a container that mounts anything at, below or above
+ * `/etc/petset` keeps its mounts and gets none of ours (two mounts on one path are invalid, and
+ * a mount nested in another needs a directory the outer, possibly read-only, volume lacks).
  */
 export const PodInfoVolume = {
   name: "petset-podinfo",
   mountPath: "/etc/petset",
-  labelsFile: "labels",
-  annotationsFile: "annotations",
+  files: {
+    petSet: "petset",
+    version: "version",
+    generation: "generation",
+    targetVersion: "target-version",
+    ordinal: "ordinal",
+    labels: "labels",
+    annotations: "annotations",
+  },
 } as const;
 
 export function ownerReferenceTo(petSet: PetSet): V1OwnerReference {
@@ -55,21 +75,60 @@ export function versionMarks(version: PetSetVersion): {
   };
 }
 
-function fieldEnv(name: string, fieldPath: string): V1EnvVar {
-  return { name, valueFrom: { fieldRef: { apiVersion: "v1", fieldPath } } };
-}
+const fieldRef = (fieldPath: string) => ({ apiVersion: "v1", fieldPath });
+const label = (key: string) => `metadata.labels['${key}']`;
+const annotation = (key: string) => `metadata.annotations['${key}']`;
 
+/**
+ * First in every container's env: Kubernetes expands `$(VAR)` only from entries listed
+ * earlier, so a user variable such as `PEER=db-$(PETSET_ORDINAL)` needs ours before it.
+ */
 const injectedEnv: V1EnvVar[] = [
-  fieldEnv(EnvVars.version, `metadata.labels['${Labels.version}']`),
-  fieldEnv(EnvVars.generation, `metadata.annotations['${Annotations.generation}']`),
-  fieldEnv(EnvVars.ordinal, `metadata.labels['${Labels.podIndex}']`),
+  { name: EnvVars.version, valueFrom: { fieldRef: fieldRef(label(Labels.version)) } },
+  { name: EnvVars.generation, valueFrom: { fieldRef: fieldRef(annotation(Annotations.generation)) } },
+  { name: EnvVars.ordinal, valueFrom: { fieldRef: fieldRef(label(Labels.podIndex)) } },
 ];
 const injectedNames = new Set(injectedEnv.map((e) => e.name));
 
-function withPetSetEnv(container: V1Container, mountInfo: boolean): V1Container {
-  const env = [...(container.env ?? []).filter((e) => !injectedNames.has(e.name)), ...injectedEnv];
+const podInfoFiles = PodInfoVolume.files;
+const podInfoVolume: V1Volume = {
+  name: PodInfoVolume.name,
+  projected: {
+    sources: [
+      {
+        downwardAPI: {
+          items: [
+            { path: podInfoFiles.petSet, fieldRef: fieldRef(label(Labels.petSet)) },
+            { path: podInfoFiles.version, fieldRef: fieldRef(label(Labels.version)) },
+            { path: podInfoFiles.generation, fieldRef: fieldRef(annotation(Annotations.generation)) },
+            {
+              path: podInfoFiles.targetVersion,
+              fieldRef: fieldRef(annotation(Annotations.targetVersion)),
+            },
+            { path: podInfoFiles.ordinal, fieldRef: fieldRef(label(Labels.podIndex)) },
+            { path: podInfoFiles.labels, fieldRef: fieldRef("metadata.labels") },
+            { path: podInfoFiles.annotations, fieldRef: fieldRef("metadata.annotations") },
+          ],
+        },
+      },
+    ],
+  },
+};
+
+/** Same path, or one inside the other ("/etc" and "/etc/petset/x" both overlap "/etc/petset"). */
+function overlapsPodInfo(mountPath: string): boolean {
+  const path = mountPath.replace(/\/+$/, "") || "/";
+  const ours = PodInfoVolume.mountPath;
+  return path === ours || path.startsWith(`${ours}/`) || ours.startsWith(path === "/" ? "/" : `${path}/`);
+}
+
+function withPetSetInfo(container: V1Container, mountInfo: boolean): V1Container {
+  const env = [
+    ...structuredClone(injectedEnv),
+    ...(container.env ?? []).filter((e) => !injectedNames.has(e.name)),
+  ];
   const mounts = container.volumeMounts ?? [];
-  const mountTaken = mounts.some((m) => m.mountPath === PodInfoVolume.mountPath);
+  const mountTaken = mounts.some((m) => m.name === PodInfoVolume.name || overlapsPodInfo(m.mountPath));
   const volumeMounts =
     mountInfo && !mountTaken
       ? [...mounts, { name: PodInfoVolume.name, mountPath: PodInfoVolume.mountPath, readOnly: true }]
@@ -96,26 +155,13 @@ export function buildPod(petSet: PetSet, version: PetSetVersion, ordinal: number
   const claimVolumeNames = new Set(claimVolumes.map((v) => v.name));
   const volumes = [...(spec.volumes ?? []).filter((v) => !claimVolumeNames.has(v.name)), ...claimVolumes];
   const addInfoVolume = !volumes.some((v) => v.name === PodInfoVolume.name);
-  if (addInfoVolume) {
-    volumes.push({
-      name: PodInfoVolume.name,
-      downwardAPI: {
-        items: [
-          { path: PodInfoVolume.labelsFile, fieldRef: { apiVersion: "v1", fieldPath: "metadata.labels" } },
-          {
-            path: PodInfoVolume.annotationsFile,
-            fieldRef: { apiVersion: "v1", fieldPath: "metadata.annotations" },
-          },
-        ],
-      },
-    });
-  }
+  if (addInfoVolume) volumes.push(structuredClone(podInfoVolume));
 
   const podSpec: V1PodSpec = {
     ...spec,
-    containers: spec.containers.map((c) => withPetSetEnv(c, addInfoVolume)),
+    containers: spec.containers.map((c) => withPetSetInfo(c, addInfoVolume)),
     ...(spec.initContainers !== undefined
-      ? { initContainers: spec.initContainers.map((c) => withPetSetEnv(c, false)) }
+      ? { initContainers: spec.initContainers.map((c) => withPetSetInfo(c, addInfoVolume)) }
       : {}),
     volumes,
     hostname: name,

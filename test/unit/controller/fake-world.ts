@@ -34,6 +34,7 @@ type Verb =
   | "setClaimOwners"
   | "adoptVersion"
   | "createClaim"
+  | "deleteClaim"
   | "createVersion"
   | "deleteVersion"
   | "recordVersionStatus"
@@ -164,7 +165,17 @@ export class FakeWorld {
           metadata: { ...claim.metadata, namespace: ns, uid: "c", resourceVersion: world.nextRv() },
         });
       },
-      async delete(ns, name) {
+      async delete(ns, name, uid, resourceVersion) {
+        world.call("deleteClaim", name);
+        const current = world.claims.get(name, ns);
+        if (current === undefined) return;
+        // The API's preconditions: a claim replaced or changed since it was read is kept.
+        if (current.metadata?.uid !== uid || current.metadata?.resourceVersion !== resourceVersion)
+          throw apiError(
+            409,
+            "Conflict",
+            `Operation cannot be fulfilled on persistentvolumeclaims "${name}"`,
+          );
         world.claims.remove(name, ns);
       },
       async setOwnerReferences(ns, name, uid, rv, refs) {

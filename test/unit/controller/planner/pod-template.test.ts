@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { Annotations, EnvVars, Labels } from "../../../../src/api/index.js";
 import { buildClaim, buildPod, PodInfoVolume } from "../../../../src/controller/planner/index.js";
+import { hashContent } from "../../../../src/versions/hash.js";
+import { planVersionSync } from "../../../../src/versions/plan-sync.js";
 import { makePetSet, makeVersion, template } from "./fixtures.js";
 
 describe("buildPod", () => {
@@ -35,6 +37,7 @@ describe("buildPod", () => {
   });
 
   it("injects PETSET_* env vars through the downward API into every container and init container", () => {
+    // The template's containers have no env of their own: exactly ours, in this order.
     for (const c of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]) {
       expect(c.env).toEqual([
         {
@@ -55,14 +58,35 @@ describe("buildPod", () => {
     }
   });
 
-  it("mounts claims and the pod-info volume", () => {
+  it("mounts claims and the projected pod-info volume into every container and init container", () => {
     expect(pod.spec?.volumes).toEqual([
       { name: "data", persistentVolumeClaim: { claimName: "data-web-2" } },
-      expect.objectContaining({ name: PodInfoVolume.name, downwardAPI: expect.anything() }),
+      {
+        name: PodInfoVolume.name,
+        projected: {
+          sources: [
+            {
+              downwardAPI: {
+                items: [
+                  ["petset", "metadata.labels['petset.dev/petset']"],
+                  ["version", "metadata.labels['petset.dev/version']"],
+                  ["generation", "metadata.annotations['petset.dev/generation']"],
+                  ["target-version", "metadata.annotations['petset.dev/target-version']"],
+                  ["ordinal", "metadata.labels['petset.dev/pod-index']"],
+                  ["labels", "metadata.labels"],
+                  ["annotations", "metadata.annotations"],
+                ].map(([path, fieldPath]) => ({ path, fieldRef: { apiVersion: "v1", fieldPath } })),
+              },
+            },
+          ],
+        },
+      },
     ]);
-    expect(pod.spec?.containers[0]?.volumeMounts).toEqual([
-      { name: PodInfoVolume.name, mountPath: PodInfoVolume.mountPath, readOnly: true },
-    ]);
+    for (const c of [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])]) {
+      expect(c.volumeMounts, c.name).toEqual([
+        { name: PodInfoVolume.name, mountPath: "/etc/petset", readOnly: true },
+      ]);
+    }
   });
 
   it("is owned by the PetSet as its controller", () => {
@@ -92,6 +116,106 @@ describe("buildPod", () => {
     });
     const env = buildPod(petSet, v, 0).spec?.containers[0]?.env ?? [];
     expect(env.filter((e) => e.name === EnvVars.ordinal)).toHaveLength(1);
+    expect(env.find((e) => e.name === EnvVars.ordinal)?.value).toBeUndefined();
+  });
+
+  it("puts the injected env first, so a user variable can use $(PETSET_ORDINAL)", () => {
+    const v = makeVersion(1, "a", {
+      template: template("a", {
+        containers: [
+          {
+            name: "app",
+            image: "a",
+            env: [
+              { name: "PEER", value: "db-$(PETSET_ORDINAL).db" },
+              { name: "MODE", value: "primary" },
+            ],
+          },
+        ],
+      }),
+    });
+    const env = buildPod(petSet, v, 3).spec?.containers[0]?.env ?? [];
+    expect(env.map((e) => e.name)).toEqual([
+      EnvVars.version,
+      EnvVars.generation,
+      EnvVars.ordinal,
+      "PEER",
+      "MODE",
+    ]);
+    expect(env[3]?.value).toBe("db-$(PETSET_ORDINAL).db");
+  });
+
+  it.each([
+    ["the same path", "/etc/petset"],
+    ["the same path with a trailing slash", "/etc/petset/"],
+    ["a path below it", "/etc/petset/conf"],
+    ["a path above it", "/etc"],
+  ])("leaves out our mount in a container that mounts %s, keeps it elsewhere", (_what, mountPath) => {
+    const v = makeVersion(1, "a", {
+      template: template("a", {
+        volumes: [{ name: "mine", configMap: { name: "cm" } }],
+        containers: [
+          { name: "app", image: "a", volumeMounts: [{ name: "mine", mountPath }] },
+          { name: "side", image: "b" },
+        ],
+      }),
+    });
+    const spec = buildPod(petSet, v, 0).spec;
+    expect(spec?.containers[0]?.volumeMounts).toEqual([{ name: "mine", mountPath }]);
+    expect(spec?.containers[1]?.volumeMounts).toEqual([
+      { name: PodInfoVolume.name, mountPath: PodInfoVolume.mountPath, readOnly: true },
+    ]);
+    expect(spec?.volumes?.map((x) => x.name)).toEqual(["mine", PodInfoVolume.name]);
+  });
+
+  it("keeps a neighbour path such as /etc/petset-extra apart from ours", () => {
+    const v = makeVersion(1, "a", {
+      template: template("a", {
+        volumes: [{ name: "mine", emptyDir: {} }],
+        containers: [
+          { name: "app", image: "a", volumeMounts: [{ name: "mine", mountPath: "/etc/petset-extra" }] },
+        ],
+      }),
+    });
+    expect(buildPod(petSet, v, 0).spec?.containers[0]?.volumeMounts).toEqual([
+      { name: "mine", mountPath: "/etc/petset-extra" },
+      { name: PodInfoVolume.name, mountPath: PodInfoVolume.mountPath, readOnly: true },
+    ]);
+  });
+
+  it("keeps a template volume named petset-podinfo and adds no mount of ours", () => {
+    const theirs = { name: PodInfoVolume.name, emptyDir: {} };
+    const v = makeVersion(1, "a", {
+      template: template("a", {
+        volumes: [theirs],
+        containers: [
+          { name: "app", image: "a", volumeMounts: [{ name: PodInfoVolume.name, mountPath: "/data" }] },
+          { name: "side", image: "b" },
+        ],
+      }),
+    });
+    const spec = buildPod(petSet, v, 0).spec;
+    expect(spec?.volumes).toEqual([theirs]);
+    expect(spec?.containers[0]?.volumeMounts).toEqual([{ name: PodInfoVolume.name, mountPath: "/data" }]);
+    expect(spec?.containers[1]?.volumeMounts).toBeUndefined();
+  });
+
+  it("adds nothing to the versioned content: the hash of the template as written labels the pod", () => {
+    const petSetSpec = makePetSet({
+      template: template("a", {
+        containers: [{ name: "app", image: "a", env: [{ name: "PEER", value: "$(PETSET_ORDINAL)" }] }],
+      }),
+    });
+    const plan = planVersionSync(petSetSpec, []);
+    if (plan.action !== "create") throw new Error(`expected a new version, got ${plan.action}`);
+    const v = plan.version;
+    const built = buildPod(petSetSpec, v, 0);
+    expect(built.metadata?.labels?.[Labels.hash]).toBe(v.spec.hash);
+    expect(v.spec.template).toEqual(petSetSpec.spec.template);
+    expect(hashContent({ template: v.spec.template, volumeClaimTemplates: [] })).toBe(v.spec.hash);
+    // Building pods never writes the injected parts back into the version.
+    expect(JSON.stringify(v.spec)).not.toContain(PodInfoVolume.name);
+    expect(v.spec.template.spec.containers[0]?.env).toEqual([{ name: "PEER", value: "$(PETSET_ORDINAL)" }]);
   });
 });
 
