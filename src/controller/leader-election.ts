@@ -34,6 +34,8 @@ export interface LeaderElectionOptions {
   /** Writes stop this long before the Lease could expire (default leaseDuration - renewDeadline). */
   fenceMarginMs?: number;
   monotonicClock?: MonotonicClock;
+  /** Extra headers on every Lease request (the User-Agent naming this replica, for audit logs). */
+  headers?: Record<string, string>;
   onStartedLeading: () => void;
   onStoppedLeading: () => void;
 }
@@ -57,9 +59,10 @@ export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector 
   const marginMs = opts.fenceMarginMs ?? leaseDurationMs - renewDeadlineMs;
   const fence = new LeaseFence(mono, Math.max(0, leaseDurationMs - marginMs));
   // A renew that hangs must not outlive the renew deadline (client-go's context timeout).
-  const api = makeApiClientWith(opts.kubeConfig, CoordinationV1Api, (ctx) =>
-    ctx.setSignal(AbortSignal.timeout(renewDeadlineMs)),
-  );
+  const api = makeApiClientWith(opts.kubeConfig, CoordinationV1Api, (ctx) => {
+    for (const [k, v] of Object.entries(opts.headers ?? {})) ctx.setHeaderParam(k, v);
+    ctx.setSignal(AbortSignal.timeout(renewDeadlineMs));
+  });
   const log = opts.logger.child({ lease: `${opts.namespace}/${opts.name}`, identity: opts.identity });
   let leader = false;
   let stopped = false;
@@ -79,13 +82,22 @@ export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector 
     };
   };
 
-  /** One attempt to acquire or renew; true when we hold the lease afterwards. */
-  const tryAcquireOrRenew = async (): Promise<boolean> => {
+  /**
+   * One attempt to acquire or renew, begun at monotonic time `startedAt`; true when we hold
+   * the lease afterwards. The write is decided on what the read showed: when the read took
+   * longer than the renew deadline (the process was frozen, the network hung), that view is
+   * too old to act on and nothing is written. Without this check a replica resumed after a
+   * SIGSTOP sends the Lease update it had prepared before the freeze (it fails on its
+   * resourceVersion, but it is a write from a replica that no longer leads).
+   */
+  const tryAcquireOrRenew = async (startedAt: number): Promise<boolean> => {
+    const fresh = () => mono.now() - startedAt < renewDeadlineMs;
     let lease: V1Lease;
     try {
       lease = await api.readNamespacedLease({ name: opts.name, namespace: opts.namespace });
     } catch (err) {
       if (!isNotFound(err)) throw err;
+      if (!fresh()) return false;
       await api.createNamespacedLease({
         namespace: opts.namespace,
         body: { metadata: { name: opts.name, namespace: opts.namespace }, spec: spec(undefined) },
@@ -98,6 +110,7 @@ export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector 
     if (observed?.key !== key) observed = { key, at: now };
     const duration = (lease.spec?.leaseDurationSeconds ?? 15) * 1000;
     if (holder && holder !== opts.identity && observed.at + duration > now) return false;
+    if (!fresh()) return false;
     await api.replaceNamespacedLease({
       name: opts.name,
       namespace: opts.namespace,
@@ -111,7 +124,7 @@ export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector 
     let held = false;
     const sentAt = mono.now();
     try {
-      held = await tryAcquireOrRenew();
+      held = await tryAcquireOrRenew(sentAt);
     } catch (err) {
       if (!isConflict(err)) log.warn({ err: String(err) }, "lease update failed");
     }
