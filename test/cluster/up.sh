@@ -266,6 +266,8 @@ fi
 manifests_fingerprint="$(cat "${cluster_script_dir}/manifests/storage.yaml" \
   "${cluster_repo_root}/deploy/rbac.yaml" ${crd_files[@]+"${crd_files[@]}"} | sha256sum | cut -d' ' -f1)"
 
+crds_established() { kubectl_admin wait --for=condition=Established crd --all --timeout=5s; }
+
 apply_manifests() {
   rm -f "${state_dir}/manifests-fingerprint"
   kubectl_admin apply -f "${cluster_script_dir}/manifests/storage.yaml" >/dev/null
@@ -278,7 +280,9 @@ apply_manifests() {
     for f in "${crd_files[@]}"; do crd_args+=(-f "${f}"); done
     kubectl_admin apply --server-side --force-conflicts "${crd_args[@]}" >/dev/null \
       || die "installing crds/ failed (PETSET_CLUSTER_SKIP_CRDS=1 skips them)"
-    kubectl_admin wait --for=condition=Established crd --all --timeout="${timeout_s}s" >/dev/null
+    # A CRD created a moment ago may have no status.conditions yet, which kubectl wait
+    # reports as an error rather than waiting: poll instead.
+    wait_for kube-apiserver "CRDs Established" crds_established
   fi
   echo "${manifests_fingerprint}" >"${state_dir}/manifests-fingerprint"
 }
