@@ -5,9 +5,10 @@
  * a TCP connect and, on https, a TLS handshake. Those are I/O waits between a check made
  * before the request and the moment its bytes reach the socket. A process frozen in such a
  * wait (SIGSTOP, a stopped container, a long pause) and resumed after its Lease expired would
- * send a write it checked before the freeze. Here the connection is made before the check, and
- * the request is then handed the connected socket: what separates the check from the write
- * is a few synchronous steps (the HTTP client writing headers and body), no I/O.
+ * send a write it checked before the freeze. Here the connection is made before the check, the
+ * request is then handed the connected socket, and the check runs once more inside the
+ * request's first write to that socket: nothing separates it from the bytes reaching the
+ * kernel but that synchronous call.
  *
  * Only the plain http/https agents client-node creates are handled; behind a proxy agent the
  * check is made before connecting (docs/operations.md, "Fencing").
@@ -63,7 +64,30 @@ export async function connectThenCheck(
     socket.destroy();
     throw err;
   }
+  checkBeforeFirstWrite(socket, check);
   a.createConnection = () => socket;
+}
+
+/**
+ * The check once more, synchronously with the request's first write to the socket: between
+ * the check above and that write lie promise continuations, which queue behind whatever else
+ * the process has to do (watch events, other syncs): milliseconds on a busy replica, enough
+ * for a freeze to land in. A connected socket hands the bytes to the kernel in the same call,
+ * so nothing separates this check from the write. A refused write destroys the connection
+ * before a byte of the request is sent.
+ */
+function checkBeforeFirstWrite(socket: Socket, check: () => void): void {
+  const write = socket.write;
+  socket.write = function (this: Socket, ...args: unknown[]): boolean {
+    socket.write = write;
+    try {
+      check();
+    } catch (err) {
+      socket.destroy(err instanceof Error ? err : new Error(String(err)));
+      return false;
+    }
+    return (write as (...a: unknown[]) => boolean).apply(this, args);
+  } as Socket["write"];
 }
 
 function connected(socket: Socket, tls: boolean, signal: AbortSignal | undefined): Promise<void> {

@@ -70,7 +70,7 @@ async function within<T, U>(p: Promise<T>, ms: number, otherwise: U): Promise<T 
 }
 
 async function startLeader(): Promise<ControllerProcess> {
-  const p = startControllerProcess(env.cluster, env.namespace);
+  const p = startControllerProcess(env.cluster, env.namespace, { logLevel: "debug" });
   await eventually(
     "the controller process leads",
     async () =>
@@ -138,7 +138,12 @@ describe.skipIf(backendFromEnv() === "kubeconfig")("fencing: a leader frozen pas
 
       await waitRolledOut(env, "fence", 2, WAIT_MS * 2);
       const late = await env.cluster.writesBy(agentOf(a.identity), resumedAt);
-      expect(describeWrites(late), "writes of the replica after it was resumed").toBe("");
+      const between = await env.cluster.writesBy(agentOf(a.identity), frozenAt);
+      expect(
+        describeWrites(late),
+        `writes of the replica after it was resumed at ${resumedAt.toISOString()} (frozen at ${frozenAt.toISOString()}; ` +
+          `its writes since the freeze:\n${describeWrites(between)}\nits log:\n${a.log().slice(-6000)})`,
+      ).toBe("");
       expect(await leaseHolder(env.cluster.kubeConfig, env.namespace)).toBe(b.identity);
       expectWellFormedHistory(await listVersions(env, "fence"), "fence");
       await expectNoViolations(m);

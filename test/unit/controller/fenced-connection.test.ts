@@ -82,6 +82,26 @@ describe("connectThenCheck", () => {
     expect(sockets.length).toBe(before + 1);
   });
 
+  it("checks once more in the request's first write: a freeze after the connected check sends nothing", async () => {
+    const before = sockets.length;
+    const agent = new Agent();
+    let frozen = false;
+    await connectThenCheck(
+      agent,
+      url,
+      () => {
+        if (frozen) throw new LeaseLostError("frozen after the connected check");
+      },
+      undefined,
+    );
+    frozen = true; // the process stopped here, between the check and the write, and woke late
+    const err = await post(agent).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/frozen after the connected check/);
+    await until(() => sockets.length === before + 1 && sockets[before]?.closed === true);
+    expect(bytesPerSocket.get(sockets[before] as Socket)).toBe(0);
+    expect(requests).toEqual(["POST /api/v1/namespaces/ns/pods"]); // only the earlier test's
+  });
+
   it("any other agent (a proxy's) is checked before connecting", async () => {
     let checked = false;
     await connectThenCheck(
