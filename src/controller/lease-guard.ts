@@ -9,10 +9,10 @@
  *    has seen the record unchanged for a whole `leaseDuration` on its own clock, so the margin
  *    covers request latency and clock-rate differences.
  *  - Every write (any non-GET request: executor steps, status, history GC, Events) is checked
- *    immediately before it is handed to the HTTP layer, by a client-node middleware, and
- *    carries an AbortSignal (writeSignal): when the Lease is lost, or the time the check
- *    allowed runs out first, requests still in flight are aborted; every later write fails
- *    with LeaseLostError before reaching the network.
+ *    by a client-node middleware before it connects, and again on its connected socket as its
+ *    bytes go out (fenced-connection.ts); it carries an AbortSignal (writeSignal): when the
+ *    Lease is lost, or the time the check allowed runs out first, requests still in flight
+ *    are aborted; every later write fails with LeaseLostError before reaching the network.
  *  - Reads (GET, list, watch) are never fenced: caches keep working while a replica waits.
  *  - Without leader election the process is the only writer by configuration: always held.
  */
