@@ -20,7 +20,7 @@
 # cluster.env (paths and URL, shell syntax), logs/<component>.log, pids/<component>.pid,
 # audit/audit.log (kube-apiserver audit log, JSON lines: every write request at Metadata
 # level with its userAgent, so tests can count the writes of one controller replica;
-# rotated at 100 MB into audit/audit-<time>.log, 3 kept) and audit-policy.yaml.
+# rotated at 50 MB into audit/audit-<time>.log, 3 kept) and audit-policy.yaml.
 set -euo pipefail
 
 # shellcheck source=lib.sh
@@ -381,7 +381,7 @@ start kube-apiserver \
   --audit-log-path="${state_dir}/audit/audit.log" \
   --audit-log-format=json \
   --audit-log-mode=blocking \
-  --audit-log-maxsize=100 \
+  --audit-log-maxsize=50 \
   --audit-log-maxbackup=3 \
   --etcd-servers="http://127.0.0.1:${ETCD_PORT}" \
   --bind-address=127.0.0.1 \

@@ -116,19 +116,22 @@ describe.skipIf(backendFromEnv() === "kubeconfig")("fencing: a leader frozen pas
           (await leaseHolder(env.cluster.kubeConfig, env.namespace)) === b.identity ? true : undefined,
         WAIT_MS,
       );
-      // Beyond the Lease: the new leader has moved a pod (its own write, seen by the watch).
+      // Beyond the Lease: the new leader has moved a pod (a pod write it counted, seen by the watch).
       const movesAtTakeover = m.moves().length;
       await withDiagnostics(env, "fence", () =>
         eventually(
           "the new leader moves a pod",
           async () => {
-            const mine = await env.cluster.writesBy(agentOf(b.identity), frozenAt);
-            const podWrite = mine.some((w) => w.uri.includes("/pods"));
-            return podWrite && m.moves().length > movesAtTakeover ? true : undefined;
+            const podWrites = (await b.controller.metrics.apiWrites.get()).values
+              .filter((v) => v.labels.resource === "pods")
+              .reduce((sum, v) => sum + v.value, 0);
+            return podWrites > 0 && m.moves().length > movesAtTakeover ? true : undefined;
           },
           WAIT_MS,
         ),
       );
+      const bWrites = await env.cluster.writesBy(agentOf(b.identity), frozenAt);
+      expect(bWrites.some((w) => w.uri.includes("/pods"))).toBe(true);
 
       const resumedAt = new Date();
       process.kill(pid, "SIGCONT");

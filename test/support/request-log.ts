@@ -8,7 +8,7 @@
  *   mode: a request's entry is in the file before its response is sent).
  */
 import { existsSync } from "node:fs";
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { z } from "zod";
 
@@ -48,7 +48,10 @@ export async function readAuditLog(dir: string, userAgent: string, since: Date):
   const files = (await readdir(dir)).filter((f) => /^audit.*\.log$/.test(f));
   const writes: ReceivedWrite[] = [];
   for (const file of files) {
-    const text = await readFile(join(dir, file), "utf8");
+    const path = join(dir, file);
+    // A rotated file last written before `since` holds nothing newer: skip reading it.
+    if (file !== "audit.log" && (await stat(path)).mtime < since) continue;
+    const text = await readFile(path, "utf8");
     for (const line of text.split("\n")) {
       // Cheap filter first: the log holds every write of every test.
       if (!line.includes(userAgent)) continue;
