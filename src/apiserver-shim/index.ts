@@ -2,6 +2,6 @@
 
 export { createShimCore, type ShimCore, type ShimCoreOptions } from "./core.js";
 export { type KubeconfigOptions, kubeconfigYaml, writeKubeconfig } from "./kubeconfig.js";
-export { type ApiServer, type ApiServerOptions, startApiServer } from "./server.js";
+export { type ApiServer, type ApiServerOptions, type ReceivedRequest, startApiServer } from "./server.js";
 export { type Clock, systemClock } from "./time.js";
 export type { KubeObject, ObjectMeta } from "./types.js";

@@ -41,6 +41,23 @@ export interface ApiServerOptions {
   bookmarkIntervalMs?: number;
   /** Upper bound of a watch without timeoutSeconds (default 1800 s). */
   maxWatchTimeoutSeconds?: number;
+  /**
+   * Called for every request as it arrives, before authentication or handling: a request
+   * log, as kube-apiserver's audit log at its RequestReceived stage (tests count the writes
+   * of one controller replica by its User-Agent). Must not throw.
+   */
+  onRequest?: (request: ReceivedRequest) => void;
+}
+
+/** One request as the server received it. */
+export interface ReceivedRequest {
+  /** HTTP method: GET, POST, PUT, PATCH, DELETE, ... */
+  method: string;
+  /** Path and query, as sent. */
+  url: string;
+  /** The User-Agent header ("" when none). */
+  userAgent: string;
+  at: Date;
 }
 
 export interface ApiServer {
@@ -165,6 +182,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
 
   const server = createServer((req, res) => {
     const started = Date.now();
+    opts.onRequest?.({
+      method: req.method ?? "",
+      url: req.url ?? "",
+      userAgent: req.headers["user-agent"] ?? "",
+      at: clock.now(),
+    });
     handle(req, res)
       .catch((err: unknown) => {
         if (!(err instanceof Error && "status" in err))

@@ -58,11 +58,13 @@ export class PetSetController {
   private readonly expectations: ExpectationStore;
   private running = false;
   private workersDone: Promise<void>[] = [];
+  private readonly userAgent: string;
 
   constructor(private readonly opts: ControllerOptions) {
     this.metrics = opts.metrics ?? createMetrics();
     this.queue = new KeyQueue({ clock: opts.clock });
     this.expectations = new ExpectationStore(opts.expectationsTimeoutMs ?? 30_000);
+    this.userAgent = opts.userAgent ?? "petset-controller";
   }
 
   /**
@@ -90,6 +92,7 @@ export class PetSetController {
       ...(le.renewDeadlineMs !== undefined ? { renewDeadlineMs: le.renewDeadlineMs } : {}),
       ...(le.retryPeriodMs !== undefined ? { retryPeriodMs: le.retryPeriodMs } : {}),
       ...(le.fenceMarginMs !== undefined ? { fenceMarginMs: le.fenceMarginMs } : {}),
+      headers: { "User-Agent": this.userAgent },
       onStartedLeading: () => {
         this.metrics.leader.set(1);
         this.leading = this.startCaches().then(
@@ -157,9 +160,7 @@ export class PetSetController {
       count: (verb: string, resource: string) => this.metrics.apiWrites.inc({ verb, resource }),
     };
     // Every adapter below writes through fenced clients: no write without the Lease.
-    const kubeConfig = fencedKubeConfig(this.opts.kubeConfig, guard, {
-      "User-Agent": this.opts.userAgent ?? "petset-controller",
-    });
+    const kubeConfig = fencedKubeConfig(this.opts.kubeConfig, guard, { "User-Agent": this.userAgent });
     const client = createPetSetClient(kubeConfig, writes);
     return {
       caches,

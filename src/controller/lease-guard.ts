@@ -9,9 +9,10 @@
  *    has seen the record unchanged for a whole `leaseDuration` on its own clock, so the margin
  *    covers request latency and clock-rate differences.
  *  - Every write (any non-GET request: executor steps, status, history GC, Events) is checked
- *    immediately before it is handed to the HTTP layer, by a client-node middleware, and
- *    carries the guard's AbortSignal: when the Lease is lost, requests still in flight are
- *    aborted and every later write fails with LeaseLostError before reaching the network.
+ *    by a client-node middleware before it connects, and again on its connected socket as its
+ *    bytes go out (fenced-connection.ts); it carries an AbortSignal (writeSignal): when the
+ *    Lease is lost, or the time the check allowed runs out first, requests still in flight
+ *    are aborted; every later write fails with LeaseLostError before reaching the network.
  *  - Reads (GET, list, watch) are never fenced: caches keep working while a replica waits.
  *  - Without leader election the process is the only writer by configuration: always held.
  */
@@ -22,6 +23,7 @@ import {
   type ResponseContext,
   ServerConfiguration,
 } from "@kubernetes/client-node";
+import { connectThenCheck } from "./fenced-connection.js";
 
 /** A write was refused because this replica is not sure it holds the Lease. */
 export class LeaseLostError extends Error {
@@ -37,13 +39,28 @@ export interface LeaseGuard {
   check(): void;
   /** Aborted once the Lease is lost for good; writes carry it. */
   readonly signal: AbortSignal;
+  /** Milliseconds this replica may still write: 0 when it may not, Infinity when unfenced. */
+  remainingMs(): number;
 }
 
 /** The guard of a process that runs without leader election. */
 export const unfencedGuard: LeaseGuard = {
   check() {},
   signal: new AbortController().signal,
+  remainingMs: () => Number.POSITIVE_INFINITY,
 };
+
+/**
+ * The signal a write carries: aborted when the Lease is lost, and also when the fence's
+ * validity runs out while the write still waits (for a free socket, for the server). The
+ * elector notices a lost Lease only after a renew attempt failed, up to a renew deadline
+ * later; a write queued in the HTTP agent until then must not leave the process.
+ */
+export function writeSignal(guard: LeaseGuard): AbortSignal {
+  const remaining = guard.remainingMs();
+  if (!Number.isFinite(remaining)) return guard.signal;
+  return AbortSignal.any([guard.signal, AbortSignal.timeout(Math.max(1, Math.ceil(remaining)))]);
+}
 
 export function isLeaseLost(err: unknown): boolean {
   for (let e: unknown = err; e instanceof Error; e = e.cause) {
@@ -115,7 +132,7 @@ type ApiClass<T> = new (config: ReturnType<typeof createConfiguration>) => T;
 export function makeApiClientWith<T>(
   kubeConfig: KubeConfig,
   apiClass: ApiClass<T>,
-  pre: (ctx: RequestContext) => void,
+  pre: (ctx: RequestContext) => void | Promise<void>,
 ): T {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new Error("kubeconfig: no current cluster");
@@ -125,7 +142,7 @@ export function makeApiClientWith<T>(
     promiseMiddleware: [
       {
         async pre(ctx: RequestContext): Promise<RequestContext> {
-          pre(ctx);
+          await pre(ctx);
           return ctx;
         },
         async post(ctx: ResponseContext): Promise<ResponseContext> {
@@ -139,7 +156,9 @@ export function makeApiClientWith<T>(
 
 /**
  * `kubeConfig.makeApiClient(ApiClass)` with every non-GET request fenced by `guard`, and
- * extra headers on every request (the User-Agent naming the replica).
+ * extra headers on every request (the User-Agent naming the replica). A write is checked
+ * twice: before anything (a refused write opens no connection) and once its connection is
+ * established, just before its bytes go out (fenced-connection.ts).
  */
 export function makeFencedApiClient<T>(
   kubeConfig: KubeConfig,
@@ -147,11 +166,13 @@ export function makeFencedApiClient<T>(
   guard: LeaseGuard,
   headers: Record<string, string> = {},
 ): T {
-  return makeApiClientWith(kubeConfig, apiClass, (ctx) => {
+  return makeApiClientWith(kubeConfig, apiClass, async (ctx) => {
     for (const [k, v] of Object.entries(headers)) ctx.setHeaderParam(k, v);
     if (String(ctx.getHttpMethod()) !== "GET") {
       guard.check();
-      ctx.setSignal(guard.signal);
+      const signal = writeSignal(guard);
+      ctx.setSignal(signal);
+      await connectThenCheck(ctx.getAgent(), ctx.getUrl(), () => guard.check(), signal);
     }
   });
 }

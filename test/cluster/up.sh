@@ -17,7 +17,10 @@
 #   KUBECTL                     kubectl to use (default: kubectl in PATH)
 # Files written into the state dir: kubeconfig (admin, group system:masters),
 # kubeconfig-controller (user petset-controller, RBAC from deploy/rbac.yaml),
-# cluster.env (paths and URL, shell syntax), logs/<component>.log, pids/<component>.pid.
+# cluster.env (paths and URL, shell syntax), logs/<component>.log, pids/<component>.pid,
+# audit/audit.log (kube-apiserver audit log, JSON lines: every write request at Metadata
+# level with its userAgent, so tests can count the writes of one controller replica;
+# rotated at 50 MB into audit/audit-<time>.log, 3 kept) and audit-policy.yaml.
 set -euo pipefail
 
 # shellcheck source=lib.sh
@@ -263,6 +266,8 @@ fi
 manifests_fingerprint="$(cat "${cluster_script_dir}/manifests/storage.yaml" \
   "${cluster_repo_root}/deploy/rbac.yaml" ${crd_files[@]+"${crd_files[@]}"} | sha256sum | cut -d' ' -f1)"
 
+crds_established() { kubectl_admin wait --for=condition=Established crd --all --timeout=5s; }
+
 apply_manifests() {
   rm -f "${state_dir}/manifests-fingerprint"
   kubectl_admin apply -f "${cluster_script_dir}/manifests/storage.yaml" >/dev/null
@@ -275,7 +280,9 @@ apply_manifests() {
     for f in "${crd_files[@]}"; do crd_args+=(-f "${f}"); done
     kubectl_admin apply --server-side --force-conflicts "${crd_args[@]}" >/dev/null \
       || die "installing crds/ failed (PETSET_CLUSTER_SKIP_CRDS=1 skips them)"
-    kubectl_admin wait --for=condition=Established crd --all --timeout="${timeout_s}s" >/dev/null
+    # A CRD created a moment ago may have no status.conditions yet, which kubectl wait
+    # reports as an error rather than waiting: poll instead.
+    wait_for kube-apiserver "CRDs Established" crds_established
   fi
   echo "${manifests_fingerprint}" >"${state_dir}/manifests-fingerprint"
 }
@@ -353,7 +360,29 @@ etcd_healthy() {
 wait_for etcd "etcd health" etcd_healthy
 
 # ---- kube-apiserver
+# Audit: writes only (reads and watches would dwarf them), Metadata level (who, what, when,
+# which userAgent; no bodies), one entry per request (ResponseComplete). Blocking mode: the
+# entry is in the file before the response is sent, so a test reads it right after.
+mkdir -p "${state_dir}/audit"
+cat >"${state_dir}/audit-policy.yaml" <<'POLICY'
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  # kwok renews a Lease per fake node every few seconds: noise.
+  - level: None
+    namespaces: [kube-node-lease]
+  - level: Metadata
+    verbs: [create, update, patch, delete, deletecollection]
+  - level: None
+POLICY
 start kube-apiserver \
+  --audit-policy-file="${state_dir}/audit-policy.yaml" \
+  --audit-log-path="${state_dir}/audit/audit.log" \
+  --audit-log-format=json \
+  --audit-log-mode=blocking \
+  --audit-log-maxsize=50 \
+  --audit-log-maxbackup=3 \
   --etcd-servers="http://127.0.0.1:${ETCD_PORT}" \
   --bind-address=127.0.0.1 \
   --advertise-address=127.0.0.1 \
@@ -495,6 +524,7 @@ PETSET_CLUSTER_DIR=${state_dir}
 PETSET_KUBECONFIG=${state_dir}/kubeconfig
 PETSET_CONTROLLER_KUBECONFIG=${state_dir}/kubeconfig-controller
 PETSET_APISERVER_URL=https://127.0.0.1:${APISERVER_PORT}
+PETSET_AUDIT_LOG=${state_dir}/audit/audit.log
 PETSET_K8S_VERSION=${K8S_VERSION}
 ENV
 

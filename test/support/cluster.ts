@@ -15,11 +15,13 @@ import { promisify } from "node:util";
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { loadKubeConfig } from "../../src/util/kubeconfig.js";
 import { createLogger } from "../../src/util/logger.js";
+import { READ_METHODS, type ReceivedWrite, readAuditLog } from "./request-log.js";
 
 const run = promisify(execFile);
 export const REPO_ROOT = resolve(import.meta.dirname, "..", "..");
 
 export type Backend = "embedded" | "real" | "kubeconfig";
+export type { ReceivedWrite } from "./request-log.js";
 
 export interface TestCluster {
   backend: Backend;
@@ -31,6 +33,13 @@ export interface TestCluster {
   /** Creates a fresh namespace, deleted by stop(). */
   namespace(prefix: string): Promise<string>;
   kubectl(args: string[], opts?: { input?: string; allowFail?: boolean }): Promise<KubectlResult>;
+  /**
+   * Write requests (every verb but get/list/watch) the API server received at or after
+   * `since` whose User-Agent contains `userAgent`: from the embedded server's request log, or
+   * from kube-apiserver's audit log on the real backend (test/cluster/up.sh enables it).
+   * Throws on the kubeconfig backend, which has no log this fixture can read.
+   */
+  writesBy(userAgent: string, since: Date): Promise<ReceivedWrite[]>;
   stop(): Promise<void>;
 }
 
@@ -87,6 +96,7 @@ async function installCrds(kubeconfigPath: string): Promise<void> {
 interface Started {
   kubeconfigPath: string;
   controllerKubeconfigPath: string;
+  writesBy: (userAgent: string, since: Date) => Promise<ReceivedWrite[]>;
   stop: () => Promise<void>;
 }
 
@@ -95,7 +105,16 @@ async function startEmbedded(): Promise<Started> {
   const { startSimulatedKubelet } = await import("../../src/apiserver-shim/kubelet/kubelet.js");
   const logger = createLogger("warn", "test-apiserver");
   const dir = mkdtempSync(join(tmpdir(), "petset-test-"));
-  const server = await startApiServer({ host: "127.0.0.1", port: 0, logger });
+  const writes: ReceivedWrite[] = [];
+  const server = await startApiServer({
+    host: "127.0.0.1",
+    port: 0,
+    logger,
+    onRequest: (r) => {
+      if (!READ_METHODS.has(r.method))
+        writes.push({ verb: r.method, uri: r.url, userAgent: r.userAgent, at: r.at });
+    },
+  });
   const kubeconfigPath = join(dir, "kubeconfig");
   await server.writeKubeconfig(kubeconfigPath);
   const kc = loadKubeConfig({ kubeconfig: kubeconfigPath });
@@ -109,6 +128,8 @@ async function startEmbedded(): Promise<Started> {
   return {
     kubeconfigPath,
     controllerKubeconfigPath: kubeconfigPath,
+    writesBy: async (userAgent, since) =>
+      writes.filter((w) => w.userAgent.includes(userAgent) && w.at.getTime() >= since.getTime()),
     stop: async () => {
       await kubelet.stop();
       await server.close();
@@ -141,6 +162,7 @@ async function startReal(): Promise<Started> {
     controllerKubeconfigPath: existsSync(controllerKubeconfigPath)
       ? controllerKubeconfigPath
       : kubeconfigPath,
+    writesBy: (userAgent, since) => readAuditLog(join(dir, "audit"), userAgent, since),
     stop: async () => {},
   };
 }
@@ -148,7 +170,14 @@ async function startReal(): Promise<Started> {
 function startFromKubeconfig(): Started {
   const path = process.env.KUBECONFIG;
   if (!path) throw new Error("PETSET_TEST_BACKEND=kubeconfig needs KUBECONFIG");
-  return { kubeconfigPath: path, controllerKubeconfigPath: path, stop: async () => {} };
+  return {
+    kubeconfigPath: path,
+    controllerKubeconfigPath: path,
+    writesBy: async () => {
+      throw new Error("PETSET_TEST_BACKEND=kubeconfig: no request or audit log to read writes from");
+    },
+    stop: async () => {},
+  };
 }
 
 export async function startTestCluster(): Promise<TestCluster> {
@@ -183,6 +212,7 @@ export async function startTestCluster(): Promise<TestCluster> {
       return name;
     },
     kubectl: (args, opts) => kubectlWith(started.kubeconfigPath, args, opts),
+    writesBy: started.writesBy,
     async stop() {
       for (const ns of namespaces) {
         await core.deleteNamespace({ name: ns }).catch(() => {});

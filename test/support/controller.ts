@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { CoordinationV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { PetSetController } from "../../src/controller/controller.js";
@@ -98,6 +98,10 @@ export async function leaseHolder(kubeConfig: KubeConfig, namespace: string): Pr
 
 export interface ControllerProcess {
   readonly child: ChildProcess;
+  /** `<hostname>-<pid>`: its Lease holder identity, also in the User-Agent of its requests. */
+  readonly identity: string;
+  /** Resolves with the exit code (null when a signal ended it) once the process is gone. */
+  readonly exited: Promise<number | null>;
   /** stderr so far (JSON log lines). */
   log(): string;
   /** SIGKILL: no cleanup at all, the lease is left to expire. Resolves once the process is gone. */
@@ -156,10 +160,10 @@ export function startControllerProcess(
     stderr += chunk.toString();
     if (stderr.includes("became leader")) markLeading();
   });
-  const exited = new Promise<void>((resolve) => {
-    child.once("exit", () => {
+  const exited = new Promise<number | null>((resolve) => {
+    child.once("exit", (code) => {
       rmSync(dir, { recursive: true, force: true });
-      resolve();
+      resolve(code);
     });
   });
   const signal = async (sig: NodeJS.Signals) => {
@@ -168,6 +172,8 @@ export function startControllerProcess(
   };
   return {
     child,
+    identity: `${hostname()}-${child.pid}`,
+    exited,
     log: () => stderr,
     kill: () => signal("SIGKILL"),
     stop: () => signal("SIGTERM"),

@@ -1,5 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { isLeaseLost, LeaseFence, LeaseLostError } from "../../../src/controller/lease-guard.js";
+import {
+  isLeaseLost,
+  LeaseFence,
+  LeaseLostError,
+  unfencedGuard,
+  writeSignal,
+} from "../../../src/controller/lease-guard.js";
 
 function fence(validForMs = 10_000) {
   let now = 0;
@@ -48,5 +54,25 @@ describe("LeaseFence", () => {
     expect(isLeaseLost(f.signal.reason)).toBe(true);
     f.renewed(1);
     expect(() => f.check()).toThrow(/renew deadline passed/);
+  });
+});
+
+describe("writeSignal", () => {
+  it("aborts a write still waiting when the time the fence allowed runs out", async () => {
+    const f = new LeaseFence({ now: () => performance.now() }, 40);
+    f.renewed(performance.now());
+    const signal = writeSignal(f);
+    expect(signal.aborted).toBe(false);
+    await new Promise((resolve) => signal.addEventListener("abort", resolve));
+    expect(() => f.check()).toThrow(LeaseLostError);
+  });
+
+  it("aborts at once on lease loss; never without leader election", () => {
+    const f = new LeaseFence({ now: () => 0 }, 10_000);
+    f.renewed(0);
+    const signal = writeSignal(f);
+    f.lose("renew deadline passed");
+    expect(signal.aborted).toBe(true);
+    expect(writeSignal(unfencedGuard)).toBe(unfencedGuard.signal);
   });
 });
