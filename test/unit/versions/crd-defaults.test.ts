@@ -52,7 +52,9 @@ describe("CRD defaults inside the versioned content", () => {
     "%s: each is a canonical default",
     (file) => {
       const defaults = contentDefaults(file);
-      expect(defaults.length).toBeGreaterThan(0);
+      // The PetSet CRD declares none inside list items (so client-side apply stays
+      // idempotent: hack/crd/petset-crd.ts); the PetSetVersion CRD's show the walk finds them.
+      if (file === "petsetversions.petset.dev.yaml") expect(defaults.length).toBeGreaterThan(0);
       for (const [path, value] of defaults) {
         expect({ path, value, stripped: isCanonicalDefault(path, value, {}) }).toEqual({
           path,
