@@ -5,7 +5,7 @@ import { PetSetNotFoundError, PluginError } from "./errors.js";
 /**
  * Turns what client-node throws into a PluginError: NotFound of the PetSet into its own
  * message, 409 into Conflict (the caller may re-read and retry), other API errors into
- * kubectl's `Error from server (Reason): message`, network failures into Unreachable.
+ * kubectl's `Error from server (Reason): message` (422 with reason Invalid), network failures into Unreachable.
  */
 export function translateApiError(err: unknown, target?: { petSet: string; namespace: string }): PluginError {
   if (err instanceof PluginError) return err;
@@ -17,7 +17,8 @@ export function translateApiError(err: unknown, target?: { petSet: string; names
     const message = status?.message ?? firstLine(err.message);
     if (err.code === 409 && reason !== "AlreadyExists")
       return new PluginError("Conflict", `Error from server (Conflict): ${message}`, 1, { cause: err });
-    return new PluginError("ServerError", `Error from server (${reason}): ${message}`, 1, { cause: err });
+    const kind = err.code === 422 ? "Invalid" : "ServerError";
+    return new PluginError(kind, `Error from server (${reason}): ${message}`, 1, { cause: err });
   }
   const message = firstLine(err instanceof Error ? err.message : String(err));
   if (isNetworkError(err))

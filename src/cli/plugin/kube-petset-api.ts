@@ -17,6 +17,7 @@ import { watchUntil } from "./list-watch.js";
 import { FIELD_MANAGER, type PetSetApi } from "./petset-api.js";
 
 const mergePatch = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+const jsonPatch = setHeaderOptions("Content-Type", PatchStrategy.JsonPatch);
 
 /** PetSetApi over client-node: CustomObjectsApi for PetSets and versions, CoreV1Api for pods. */
 export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi {
@@ -87,6 +88,23 @@ export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi 
             ...(options.dryRun ? { dryRun: "All" } : {}),
           },
           mergePatch,
+        );
+        return parse(PetSetSchema, result, `petset "${name}"`);
+      } catch (err) {
+        throw translateApiError(err, notFound(name));
+      }
+    },
+    async jsonPatchPetSet(name, ops, options = {}) {
+      try {
+        const result = await custom.patchNamespacedCustomObject(
+          {
+            ...petsets,
+            name,
+            body: ops,
+            fieldManager: FIELD_MANAGER,
+            ...(options.dryRun ? { dryRun: "All" } : {}),
+          },
+          jsonPatch,
         );
         return parse(PetSetSchema, result, `petset "${name}"`);
       } catch (err) {

@@ -20,6 +20,13 @@ export interface PetSetApi {
    */
   patchPetSet(name: string, patch: Record<string, unknown>, options?: PatchOptions): Promise<PetSet>;
   /**
+   * JSON patch (RFC 6902) of the PetSet, applied atomically: when a `test` op fails (the
+   * PetSet changed since it was read) nothing is written and this rejects with a PluginError
+   * of reason Invalid, as the API server answers 422. `resourceVersion` is not used here:
+   * the ops' own `test`s are the precondition. With `dryRun` nothing is stored.
+   */
+  jsonPatchPetSet(name: string, ops: readonly JsonPatchOp[], options?: { dryRun?: boolean }): Promise<PetSet>;
+  /**
    * Calls `until` with the PetSet now and after every change (undefined once it is
    * deleted) until `until` returns a value, which this resolves to; undefined when
    * `timeoutMs` passes first. An error thrown by `until` rejects.
@@ -36,6 +43,11 @@ export interface PetSetApi {
     timeoutMs?: number,
   ): Promise<R | undefined>;
 }
+
+/** One RFC 6902 operation, of the kinds the plugin sends. */
+export type JsonPatchOp =
+  | { readonly op: "test" | "add" | "replace"; readonly path: string; readonly value: unknown }
+  | { readonly op: "remove"; readonly path: string };
 
 export interface PatchOptions {
   readonly resourceVersion?: string;
