@@ -1,4 +1,4 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { diffCommand } from "./commands/diff.js";
 import { type HistoryFormat, historyCommand } from "./commands/history.js";
 import { type DryRun, rollbackCommand } from "./commands/rollback.js";
@@ -7,6 +7,8 @@ import { setImageCommand } from "./commands/set-image.js";
 import type { SetOptions } from "./commands/set-write.js";
 import { restartCommand, setPausedCommand } from "./commands/spec-patches.js";
 import { statusCommand } from "./commands/status.js";
+import { COMPLETE_COMMAND, complete, formatCompletion } from "./completion.js";
+import { completionScript, SHELLS, type Shell } from "./completion-scripts.js";
 import type { CommandContext, PluginDeps } from "./context.js";
 import { parseDuration } from "./duration.js";
 import { PluginError } from "./errors.js";
@@ -26,6 +28,10 @@ export async function runPlugin(args: readonly string[], deps: PluginDeps): Prom
   const program = buildProgram(deps, (code) => {
     exitCode = code;
   });
+  if (args[0] === COMPLETE_COMMAND) {
+    deps.io.stdout.write(formatCompletion(complete(program, args.slice(1))));
+    return 0;
+  }
   try {
     await program.parseAsync([...args], { from: "user" });
     return exitCode;
@@ -43,7 +49,7 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
   const { io } = deps;
   const program = new Command("kubectl petset")
     .description(
-      "Inspect and steer PetSet rollouts: history, diff, rollback, pause, resume, restart, status, set.",
+      "Inspect and steer PetSet rollouts: history, diff, rollback, pause, resume, restart, status, set, completion.",
     )
     .usage("<command> NAME [flags]")
     .exitOverride()
@@ -212,6 +218,21 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
     .action(async (name: string, env: string[], o: ConnectionFlags & SetFlags & { container: string }) =>
       run(o, (ctx) => setEnvCommand(ctx, name, env, { ...setFlags(o), container: o.container })),
     );
+
+  program
+    .command("completion")
+    .addHelpText(
+      "after",
+      examples([
+        "source <(kubectl petset completion bash)",
+        'kubectl petset completion zsh > "${fpath[1]}/_kubectl-petset"',
+      ]),
+    )
+    .description("Print a bash or zsh completion script for kubectl-petset")
+    .addArgument(new Argument("<shell>", "bash or zsh").choices(SHELLS))
+    .action((shell: Shell) => {
+      io.stdout.write(completionScript(shell));
+    });
 
   configureTree(program, program);
   return program;
