@@ -30,9 +30,9 @@ function sh(command: string, args: string[], input?: string): Promise<{ code: nu
 async function bashComplete(line: string): Promise<string[]> {
   const script = [
     "source <(kubectl-petset completion bash) || exit 3",
-    'COMP_LINE="$1"; COMP_POINT=${#COMP_LINE}',
+    `COMP_LINE="$1"; COMP_POINT=\${#COMP_LINE}`,
     "_kubectl_petset",
-    'printf "%s\\n" "${COMPREPLY[@]}"',
+    `printf "%s\\n" "\${COMPREPLY[@]}"`,
   ].join("\n");
   const r = await sh("bash", ["-c", script, "bash", line]);
   expect(r.code).toBe(0);

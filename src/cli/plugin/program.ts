@@ -225,7 +225,7 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
       "after",
       examples([
         "source <(kubectl petset completion bash)",
-        'kubectl petset completion zsh > "${fpath[1]}/_kubectl-petset"',
+        "kubectl petset completion zsh > ~/.zfunc/_kubectl-petset   # a folder on $fpath",
       ]),
     )
     .description("Print a bash or zsh completion script for kubectl-petset")
