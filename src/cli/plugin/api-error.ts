@@ -22,7 +22,7 @@ export function translateApiError(err: unknown, target?: { petSet: string; names
   }
   const message = firstLine(err instanceof Error ? err.message : String(err));
   if (isNetworkError(err))
-    return new PluginError("Unreachable", `cannot reach the API server: ${message}`, 1, { cause: err });
+    return new PluginError("Unreachable", unreachableMessage(message), 1, { cause: err });
   return new PluginError("ServerError", message, 1, { cause: err });
 }
 
@@ -31,6 +31,24 @@ function isNetworkError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   const code = (err as { code?: unknown }).code;
   return err.name === "FetchError" || (typeof code === "string" && /^E[A-Z]+$/.test(code));
+}
+
+/**
+ * node-fetch says `request to URL failed, reason: WHY`; the user needs the server and what
+ * to do, which is the same whatever the path of the request was.
+ */
+function unreachableMessage(message: string): string {
+  const m = /request to (\S+) failed, reason: (.*)$/.exec(message);
+  let where = "";
+  if (m?.[1] !== undefined) {
+    try {
+      where = ` at ${new URL(m[1]).origin}`;
+    } catch {
+      where = "";
+    }
+  }
+  const why = m?.[2] ?? message;
+  return `cannot reach the API server${where} (${why}): start the cluster (make run) or point --kubeconfig / $KUBECONFIG at a running one`;
 }
 
 function firstLine(text: string): string {

@@ -1,4 +1,10 @@
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import {
+  ApiException,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from "@kubernetes/client-node";
 import type { z } from "zod";
 import {
   GROUP,
@@ -11,7 +17,7 @@ import {
   VERSION_PLURAL,
 } from "../../api/index.js";
 import { translateApiError } from "./api-error.js";
-import { PluginError } from "./errors.js";
+import { NoPetSetApiError, PetSetNotFoundError, PluginError } from "./errors.js";
 import type { Connection } from "./kubeconfig.js";
 import { watchUntil } from "./list-watch.js";
 import { FIELD_MANAGER, type PetSetApi } from "./petset-api.js";
@@ -33,7 +39,21 @@ export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi 
     try {
       return await custom.getNamespacedCustomObject({ ...petsets, name });
     } catch (err) {
-      throw translateApiError(err, notFound(name));
+      const error = translateApiError(err, notFound(name));
+      throw error instanceof PetSetNotFoundError ? await explainNotFound(name, err) : error;
+    }
+  };
+  /** Lists what the namespace has instead; a 404 on the list means there is no PetSet API. */
+  const explainNotFound = async (name: string, cause: unknown): Promise<PluginError> => {
+    try {
+      const list = (await custom.listNamespacedCustomObject({ ...petsets })) as {
+        items?: Array<{ metadata?: { name?: string } }>;
+      };
+      const names = (list.items ?? []).flatMap((i) => (i.metadata?.name ? [i.metadata.name] : []));
+      return new PetSetNotFoundError(name, namespace, cause, names);
+    } catch (err) {
+      if (err instanceof ApiException && err.code === 404) return new NoPetSetApiError(err);
+      return new PetSetNotFoundError(name, namespace, cause);
     }
   };
   const listVersionsRaw = async (name: string) => {
