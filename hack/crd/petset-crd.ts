@@ -12,6 +12,7 @@ import {
   UpdateStrategyTypes,
   VERSION,
 } from "../../src/api/index.js";
+import { withoutListItemDefaults } from "./list-defaults.js";
 import { maxUnavailableNotZero, selectorImmutable, selectorMatchesTemplate } from "./rules.js";
 import type { Schema, StructuralConverter } from "./structural.js";
 
@@ -42,42 +43,6 @@ function podTemplate(k8s: StructuralConverter): Schema {
   const metaProps = meta.properties as Record<string, Schema>;
   metaProps.labels = { ...metaProps.labels, additionalProperties: LABEL_VALUE };
   return template;
-}
-
-const isSchema = (v: unknown): v is Schema => typeof v === "object" && v !== null && !Array.isArray(v);
-
-/**
- * Drops every `default` inside list items, so `kubectl apply` of an unchanged manifest says
- * `unchanged`: for custom resources kubectl computes a JSON merge patch, which replaces whole
- * lists, and a default the server wrote into an item (`ports[].protocol: TCP`) makes the
- * user's list differ from the live one on every apply. Kubernetes requires a list-map key to
- * be required or defaulted, so a list-map whose key loses its default becomes an atomic list
- * (container `ports` keyed by containerPort+protocol, `imagePullSecrets` keyed by name): it
- * still validates every item, and server-side apply owns it as a whole. Versions do not
- * depend on these defaults: src/versions/canonical-defaults.ts strips them before hashing.
- */
-export function withoutListItemDefaults(schema: Schema, inListItem = false): Schema {
-  const out: Schema = { ...schema };
-  if (inListItem) delete out.default;
-  if (isSchema(out.properties)) {
-    const props: Schema = {};
-    for (const [name, child] of Object.entries(out.properties))
-      props[name] = isSchema(child) ? withoutListItemDefaults(child, inListItem) : child;
-    out.properties = props;
-  }
-  if (isSchema(out.additionalProperties))
-    out.additionalProperties = withoutListItemDefaults(out.additionalProperties, inListItem);
-  if (isSchema(out.items)) {
-    const items = withoutListItemDefaults(out.items, true);
-    out.items = items;
-    const keys = out["x-kubernetes-list-map-keys"];
-    const required = Array.isArray(items.required) ? items.required : [];
-    if (Array.isArray(keys) && keys.some((k) => !required.includes(k))) {
-      out["x-kubernetes-list-type"] = "atomic";
-      delete out["x-kubernetes-list-map-keys"];
-    }
-  }
-  return out;
 }
 
 function labelSelector(k8s: StructuralConverter): Schema {

@@ -5,7 +5,7 @@
  * the real kubectl is test/integration/apply-wording.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { withoutListItemDefaults } from "../../../hack/crd/petset-crd.js";
+import { withoutListItemDefaults } from "../../../hack/crd/list-defaults.js";
 import type { Schema } from "../../../hack/crd/structural.js";
 import { generateCrds } from "../../../hack/gen-crds.js";
 
@@ -21,21 +21,24 @@ function listItemDefaults(node: Schema, path: string, inItem: boolean): string[]
   return found;
 }
 
-function petSetSpecSchema(): Schema {
-  const crd = generateCrds().find((c) => c.file === "petsets.petset.dev.yaml");
-  if (!crd) throw new Error("petsets CRD not generated");
+function specSchema(file = "petsets.petset.dev.yaml"): Schema {
+  const crd = generateCrds().find((c) => c.file === file);
+  if (!crd) throw new Error(`${file} not generated`);
   const { versions } = crd.object.spec as { versions: Array<{ schema: { openAPIV3Schema: Schema } }> };
   const root = versions[0]?.schema.openAPIV3Schema.properties as Record<string, Schema>;
   return root.spec as Schema;
 }
 
 describe("the PetSet CRD and client-side apply", () => {
-  it("declares no default inside any list item of the spec", () => {
-    expect(listItemDefaults(petSetSpecSchema(), "spec", false)).toEqual([]);
-  });
+  it.each(["petsets.petset.dev.yaml", "petsetversions.petset.dev.yaml"])(
+    "%s declares no default inside any list item of the spec",
+    (file) => {
+      expect(listItemDefaults(specSchema(file), "spec", false)).toEqual([]);
+    },
+  );
 
   it("keeps containers a list-map keyed by name; container ports become an atomic list", () => {
-    const template = (petSetSpecSchema().properties as Record<string, Schema>).template as Schema;
+    const template = (specSchema().properties as Record<string, Schema>).template as Schema;
     const podSpec = (template.properties as Record<string, Schema>).spec as Schema;
     const containers = (podSpec.properties as Record<string, Schema>).containers as Schema;
     expect(containers).toMatchObject({
@@ -81,7 +84,7 @@ describe("the PetSet CRD and client-side apply", () => {
   });
 
   it("keeps defaults outside list items (spec.replicas)", () => {
-    const props = petSetSpecSchema().properties as Record<string, Schema>;
+    const props = specSchema().properties as Record<string, Schema>;
     expect(props.replicas?.default).toBe(1);
   });
 });
