@@ -4,7 +4,7 @@
  * sourced in a real bash, and kubectl's own completion of plugins (`kubectl __complete
  * petset ...`, what `kubectl petset <TAB>` runs). Needs no cluster.
  */
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,6 +85,45 @@ describe("bash completion of kubectl-petset", () => {
   it("completes file names for --kubeconfig and nothing else where no value is known", async () => {
     expect(await bashComplete("kubectl-petset history web --kubeconfig kube")).toEqual(["kubeconfig-dev"]);
     expect(await bashComplete("kubectl-petset history web ")).toEqual([]);
+  });
+});
+
+function hasZsh(): boolean {
+  try {
+    execFileSync("zsh", ["-c", "true"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * What the sourced zsh script hands to zsh's completion system for `words` (the cursor on
+ * the last). zsh's own widgets (`_describe`, `_files`) only run inside a completion, so they
+ * are replaced by functions that print what they were given.
+ */
+async function zshComplete(...words: string[]): Promise<string[]> {
+  const script = [
+    'compdef() { print -r -- "compdef $*" }',
+    `_describe() { local arr=$4; print -rl -- "\${(@P)arr}" }`,
+    '_files() { print -r -- "<files>" }',
+    "source <(kubectl-petset completion zsh) || exit 3",
+    `words=(kubectl-petset "$@"); CURRENT=\${#words}`,
+    "_kubectl_petset",
+  ].join("\n");
+  const r = await sh("zsh", ["-f", "-c", script, "zsh", ...words]);
+  expect(r.code).toBe(0);
+  return r.stdout.split("\n").filter((l) => l !== "" && !l.startsWith("compdef "));
+}
+
+describe.skipIf(!hasZsh())("zsh completion of kubectl-petset (script logic; zsh widgets stubbed)", () => {
+  it("passes subcommands with descriptions, flag values, and asks for files after --kubeconfig", async () => {
+    expect(await zshComplete("set", "i")).toEqual([
+      "image:Set the image of containers by name (ports, mounts and other containers stay as they are)",
+    ]);
+    expect(await zshComplete("rollback", "web", "--dry-run=s")).toEqual(["--dry-run=server"]);
+    expect(await zshComplete("history", "web", "--kubeconfig", "")).toEqual(["<files>"]);
+    expect(await zshComplete("history", "web", "")).toEqual([]);
   });
 });
 
