@@ -141,6 +141,23 @@ describe("kubectl petset set (plugin on PATH, real kubectl)", () => {
     });
   });
 
+  it("completes a PetSet NAME from the cluster the typed flags point at", async () => {
+    const words = [
+      "__complete",
+      "set",
+      "image",
+      "--kubeconfig",
+      cluster.kubeconfigPath,
+      "-n",
+      namespace,
+      "w",
+    ];
+    const stdout = await new Promise<string>((resolve) =>
+      execFile(join(binDir, "kubectl-petset"), words, { timeout: 30_000 }, (_err, out) => resolve(out)),
+    );
+    expect(stdout).toBe(`web\tpetset in ${namespace}\n:4\n`);
+  });
+
   it("the API server rejects the whole JSON patch when a test op fails (what set relies on)", async () => {
     const api = kubePetSetApi(connect({ kubeconfig: cluster.kubeconfigPath, namespace }));
     const before = await getPetSet();

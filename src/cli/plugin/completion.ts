@@ -8,8 +8,10 @@
  *
  * Output: one candidate per line (`value<TAB>description`), then `:<directive>` with
  * cobra's bits: 4 = no file completion (only paths are completed with files: --kubeconfig).
+ * A PetSet NAME is completed from the cluster (the PetSets of the namespace), best effort.
  */
 import type { Command, Option } from "commander";
+import type { ConnectionFlags } from "./kubeconfig.js";
 
 export const COMPLETE_COMMAND = "__complete";
 export const NO_FILE_COMPLETION = 4;
@@ -24,7 +26,18 @@ export interface Completion {
   readonly candidates: readonly Candidate[];
   /** Cobra directive: DEFAULT_COMPLETION lets the shell complete file names. */
   readonly directive: number;
+  /**
+   * Set when the word is a command's PetSet NAME: the names come from the cluster the
+   * connection flags typed so far point at (the caller asks it; completion stays pure).
+   */
+  readonly petSetName?: { readonly prefix: string; readonly flags: ConnectionFlags };
 }
+
+const CONNECTION_FLAGS: Record<string, keyof ConnectionFlags> = {
+  "--namespace": "namespace",
+  "--kubeconfig": "kubeconfig",
+  "--context": "context",
+};
 
 /** Options that name a file: completed by the shell. */
 const FILE_OPTIONS = new Set(["--kubeconfig"]);
@@ -37,14 +50,22 @@ export function complete(program: Command, words: readonly string[]): Completion
   let command = program;
   let positionals = 0;
   let pending: Option | undefined;
+  const flags: { -readonly [K in keyof ConnectionFlags]: ConnectionFlags[K] } = {};
+  const remember = (option: Option | undefined, value: string) => {
+    const key = option?.long !== undefined ? CONNECTION_FLAGS[option.long] : undefined;
+    if (key !== undefined) flags[key] = value;
+  };
   for (const word of words.slice(0, -1)) {
     if (pending !== undefined) {
+      remember(pending, word);
       pending = undefined;
       continue;
     }
     if (word.startsWith("-")) {
-      const option = findOption(command, word.split("=")[0] ?? word);
-      if (option?.required && !word.includes("=")) pending = option;
+      const at = word.indexOf("=");
+      const option = findOption(command, at < 0 ? word : word.slice(0, at));
+      if (at >= 0) remember(option, word.slice(at + 1));
+      else if (option?.required) pending = option;
       continue;
     }
     const sub = positionals === 0 ? visibleCommands(command).find((c) => c.name() === word) : undefined;
@@ -76,6 +97,8 @@ export function complete(program: Command, words: readonly string[]): Completion
       directive: NO_FILE_COMPLETION,
     };
   const argument = command.registeredArguments[positionals];
+  if (argument?.name() === "name" && positionals === 0)
+    return { candidates: [], directive: NO_FILE_COMPLETION, petSetName: { prefix: current, flags } };
   const choices = argument?.argChoices ?? [];
   return {
     candidates: byPrefix(

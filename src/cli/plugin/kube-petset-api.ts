@@ -44,13 +44,15 @@ export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi 
     }
   };
   /** Lists what the namespace has instead; a 404 on the list means there is no PetSet API. */
+  const listNames = async (): Promise<string[]> => {
+    const list = (await custom.listNamespacedCustomObject({ ...petsets })) as {
+      items?: Array<{ metadata?: { name?: string } }>;
+    };
+    return (list.items ?? []).flatMap((i) => (i.metadata?.name ? [i.metadata.name] : []));
+  };
   const explainNotFound = async (name: string, cause: unknown): Promise<PluginError> => {
     try {
-      const list = (await custom.listNamespacedCustomObject({ ...petsets })) as {
-        items?: Array<{ metadata?: { name?: string } }>;
-      };
-      const names = (list.items ?? []).flatMap((i) => (i.metadata?.name ? [i.metadata.name] : []));
-      return new PetSetNotFoundError(name, namespace, cause, names);
+      return new PetSetNotFoundError(name, namespace, cause, await listNames());
     } catch (err) {
       if (err instanceof ApiException && err.code === 404) return new NoPetSetApiError(err);
       return new PetSetNotFoundError(name, namespace, cause);
@@ -75,6 +77,13 @@ export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi 
     namespace,
     async getPetSet(name) {
       return parse(PetSetSchema, await getRaw(name), `petset "${name}"`);
+    },
+    async listPetSetNames() {
+      try {
+        return await listNames();
+      } catch (err) {
+        throw translateApiError(err);
+      }
     },
     async listVersions(name) {
       const { items } = await listVersionsRaw(name);

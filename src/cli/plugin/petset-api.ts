@@ -9,6 +9,8 @@ export interface PetSetApi {
   readonly namespace: string;
   /** The PetSet, defaulted; PetSetNotFoundError when there is none of that name. */
   getPetSet(name: string): Promise<PetSet>;
+  /** Names of the PetSets in the namespace. */
+  listPetSetNames(): Promise<string[]>;
   /** Every PetSetVersion labelled `petset.dev/petset=<name>`, in any order, owner unchecked. */
   listVersions(name: string): Promise<PetSetVersion[]>;
   /** How many pods of the PetSet carry each `petset.dev/version` label value. */

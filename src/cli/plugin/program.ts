@@ -7,7 +7,7 @@ import { setImageCommand } from "./commands/set-image.js";
 import type { SetOptions } from "./commands/set-write.js";
 import { restartCommand, setPausedCommand } from "./commands/spec-patches.js";
 import { statusCommand } from "./commands/status.js";
-import { COMPLETE_COMMAND, complete, formatCompletion } from "./completion.js";
+import { COMPLETE_COMMAND, type Completion, complete, formatCompletion } from "./completion.js";
 import { completionScript, SHELLS, type Shell } from "./completion-scripts.js";
 import type { CommandContext, PluginDeps } from "./context.js";
 import { parseDuration } from "./duration.js";
@@ -29,7 +29,7 @@ export async function runPlugin(args: readonly string[], deps: PluginDeps): Prom
     exitCode = code;
   });
   if (args[0] === COMPLETE_COMMAND) {
-    deps.io.stdout.write(formatCompletion(complete(program, args.slice(1))));
+    deps.io.stdout.write(formatCompletion(await withPetSetNames(complete(program, args.slice(1)), deps)));
     return 0;
   }
   try {
@@ -40,6 +40,34 @@ export async function runPlugin(args: readonly string[], deps: PluginDeps): Prom
     const message = err instanceof Error ? err.message : String(err);
     deps.io.stderr.write(`error: ${message}\n`);
     return err instanceof PluginError ? err.exitCode : 1;
+  }
+}
+
+/** How long a TAB may wait for the cluster's PetSet names before it offers none. */
+const NAME_COMPLETION_TIMEOUT_MS = 3000;
+
+/** Fills in the PetSet names a NAME slot asks for; any failure offers none, silently. */
+async function withPetSetNames(completion: Completion, deps: PluginDeps): Promise<Completion> {
+  const want = completion.petSetName;
+  if (want === undefined) return completion;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const api = await deps.connect(want.flags);
+    const names = await Promise.race([
+      api.listPetSetNames(),
+      new Promise<string[]>((resolve) => {
+        timer = setTimeout(() => resolve([]), NAME_COMPLETION_TIMEOUT_MS);
+      }),
+    ]);
+    const candidates = names
+      .filter((n) => n.startsWith(want.prefix))
+      .sort()
+      .map((value) => ({ value, description: `petset in ${api.namespace}` }));
+    return { ...completion, candidates };
+  } catch {
+    return completion;
+  } finally {
+    clearTimeout(timer);
   }
 }
 

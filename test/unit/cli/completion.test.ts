@@ -1,9 +1,21 @@
 import { describe, expect, it } from "vitest";
 import type { PluginDeps } from "../../../src/cli/plugin/context.js";
+import type { ConnectionFlags } from "../../../src/cli/plugin/kubeconfig.js";
 import { runPlugin } from "../../../src/cli/plugin/program.js";
-import { NOW } from "./fixtures.js";
+import { FakePetSetApi } from "./fake-petset-api.js";
+import { NOW, petSet } from "./fixtures.js";
 
+/** Runs the plugin; `connect` fails unless a test gives an API (only NAME slots connect). */
 async function run(...args: string[]) {
+  return runWith(
+    () => {
+      throw new Error("this completion must not connect to a cluster");
+    },
+    ...args,
+  );
+}
+
+async function runWith(connect: PluginDeps["connect"], ...args: string[]) {
   const out: string[] = [];
   const deps: PluginDeps = {
     io: {
@@ -11,9 +23,7 @@ async function run(...args: string[]) {
       stderr: { write: () => {}, isTTY: false },
     },
     clock: { now: () => NOW },
-    connect: () => {
-      throw new Error("completion must not connect to a cluster");
-    },
+    connect,
   };
   const code = await runPlugin(args, deps);
   return { code, stdout: out.join("") };
@@ -78,6 +88,29 @@ describe("kubectl-petset __complete", () => {
       directive: ":4",
     });
     expect(await completions("history", "--kubeconfig", "")).toEqual({ values: [], directive: ":0" });
+  });
+});
+
+describe("completion of a PetSet NAME", () => {
+  it("offers the namespace's PetSets, asking the cluster the typed flags point at", async () => {
+    const api = new FakePetSetApi();
+    api.put(petSet());
+    api.put({ ...petSet(), metadata: { ...petSet().metadata, name: "db" } });
+    const connections: ConnectionFlags[] = [];
+    const connect = (flags: ConnectionFlags) => {
+      connections.push(flags);
+      return api;
+    };
+    const r = await runWith(connect, "__complete", "set", "image", "-n", "shop", "--kubeconfig=kc", "");
+    expect(r.stdout).toBe("db\tpetset in default\nweb\tpetset in default\n:4\n");
+    expect(connections).toEqual([{ namespace: "shop", kubeconfig: "kc" }]);
+    expect((await runWith(connect, "__complete", "history", "w")).stdout).toBe(
+      "web\tpetset in default\n:4\n",
+    );
+  });
+
+  it("offers none, quietly, when the cluster cannot be reached", async () => {
+    expect(await run("__complete", "status", "")).toEqual({ code: 0, stdout: ":4\n" });
   });
 });
 

@@ -73,6 +73,10 @@ export class FakePetSetApi implements PetSetApi {
     return parsePetSet(structuredClone(raw));
   }
 
+  async listPetSetNames(): Promise<string[]> {
+    return [...this.petSets.keys()];
+  }
+
   async listVersions(): Promise<PetSetVersion[]> {
     return structuredClone(this.versions);
   }
