@@ -4,7 +4,8 @@
  * once everything is ready, puts the kubectl plugin's launchers in a `bin` folder next to
  * the kubeconfig and prints the `export` lines that make `kubectl petset` work.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { connect as tcpConnect } from "node:net";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { startApiServer } from "../apiserver-shim/index.js";
 import { startSimulatedKubelet } from "../apiserver-shim/kubelet/kubelet.js";
@@ -79,6 +80,11 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
 }
 
 export async function runDev(config: DevConfig): Promise<void> {
+  const running = await liveServerOf(resolve(config.kubeconfig));
+  if (running !== undefined)
+    throw new Error(
+      `another petset dev (make run) is serving ${running} with ${config.kubeconfig}: use that one, stop it first, or pass --kubeconfig OTHER_PATH`,
+    );
   const env = await startDev(config).catch((err: unknown) => {
     throw explainStartError(err, config);
   });
@@ -139,4 +145,34 @@ export function explainStartError(err: unknown, config: Pick<DevConfig, "listen"
       cause: err,
     });
   return err instanceof Error ? err : new Error(String(err));
+}
+
+/**
+ * The server of an existing kubeconfig at `path` when something still accepts connections
+ * there: a second `make run` would otherwise overwrite the kubeconfig the first one's users
+ * rely on. A kubeconfig left by a stopped server is simply replaced.
+ */
+async function liveServerOf(path: string): Promise<string | undefined> {
+  if (!existsSync(path)) return undefined;
+  const match = /^\s*server:\s*(\S+)\s*$/m.exec(readFileSync(path, "utf8"));
+  if (match?.[1] === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(match[1]);
+  } catch {
+    return undefined;
+  }
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const accepts = await new Promise<boolean>((done) => {
+    const socket = tcpConnect({ host, port, timeout: 1000 });
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      done(ok);
+    };
+    socket.once("connect", () => finish(true));
+    socket.once("error", () => finish(false));
+    socket.once("timeout", () => finish(false));
+  });
+  return accepts ? url.origin : undefined;
 }

@@ -80,6 +80,14 @@ describe.skipIf(backendFromEnv() !== "embedded")("petset dev: the first five min
     expect(history).toMatch(/^1\s+(current,update|update)\s+1\s+\S+\s+petset-dev\s+<none>/m);
   });
 
+  it("a second petset dev in the same folder refuses to take over the first one's kubeconfig", async () => {
+    const origin = /^apiserver: (http\S+)$/m.exec(devOutput)?.[1];
+    expect(await runDev().done).toEqual({
+      code: 1,
+      stderr: `error: another petset dev (make run) is serving ${origin} with .petset/kubeconfig: use that one, stop it first, or pass --kubeconfig OTHER_PATH\n`,
+    });
+  });
+
   it("a second petset dev on the same port fails with one line that says what to do", async () => {
     const port = /^apiserver: http:\/\/127\.0\.0\.1:(\d+)$/m.exec(devOutput)?.[1];
     expect(port).toBeDefined();
