@@ -12,6 +12,7 @@ import {
   UpdateStrategyTypes,
   VERSION,
 } from "../../src/api/index.js";
+import { withoutListItemDefaults } from "./list-defaults.js";
 import { maxUnavailableNotZero, selectorImmutable, selectorMatchesTemplate } from "./rules.js";
 import type { Schema, StructuralConverter } from "./structural.js";
 
@@ -32,9 +33,12 @@ const strEnum = (description: string, values: readonly string[], dflt: string): 
 
 const LABEL_VALUE: Schema = { type: "string", maxLength: 63 };
 
-/** The template's labels, bounded like the selector's (see labelSelector). */
+/**
+ * The pod template: the template's labels bounded like the selector's (see labelSelector),
+ * and no defaults inside list items (see withoutListItemDefaults).
+ */
 function podTemplate(k8s: StructuralConverter): Schema {
-  const template = k8s.convertNamed("io.k8s.api.core.v1.PodTemplateSpec");
+  const template = withoutListItemDefaults(k8s.convertNamed("io.k8s.api.core.v1.PodTemplateSpec"));
   const meta = (template.properties as Record<string, Schema>).metadata as Schema;
   const metaProps = meta.properties as Record<string, Schema>;
   metaProps.labels = { ...metaProps.labels, additionalProperties: LABEL_VALUE };

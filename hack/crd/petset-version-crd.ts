@@ -7,6 +7,7 @@ import {
   VERSION_SHORT_NAMES,
   VERSION_SINGULAR,
 } from "../../src/api/index.js";
+import { withoutListItemDefaults } from "./list-defaults.js";
 import { versionSpecImmutable } from "./rules.js";
 import type { Schema, StructuralConverter } from "./structural.js";
 
@@ -117,7 +118,7 @@ export function petSetVersionCrd(k8s: StructuralConverter): Schema {
                       maxLength: 63,
                     },
                     template: {
-                      ...k8s.convertNamed("io.k8s.api.core.v1.PodTemplateSpec"),
+                      ...withoutListItemDefaults(k8s.convertNamed("io.k8s.api.core.v1.PodTemplateSpec")),
                       description: "The pod template, exactly as the user wrote it.",
                     },
                     volumeClaimTemplates: {

@@ -1,10 +1,12 @@
 /**
  * `petset dev`: the embedded default. The Kubernetes-compatible API server on loopback, the
  * simulated kubelet, the CRDs and the controller, in one process; prints `kubeconfig: <path>`
- * once everything is ready.
+ * once everything is ready, puts the kubectl plugin's launchers in a `bin` folder next to
+ * the kubeconfig and prints the `export` lines that make `kubectl petset` work.
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { connect as tcpConnect } from "node:net";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { startApiServer } from "../apiserver-shim/index.js";
 import { startSimulatedKubelet } from "../apiserver-shim/kubelet/kubelet.js";
 import type { DevConfig } from "../config.js";
@@ -12,7 +14,11 @@ import { PetSetController } from "../controller/controller.js";
 import { systemClock } from "../util/clock.js";
 import { loadKubeConfig } from "../util/kubeconfig.js";
 import { createLogger } from "../util/logger.js";
+import { writePluginLaunchers } from "./launchers.js";
 import { createManifests, installCrds, readManifests } from "./manifests.js";
+
+/** The field manager of what `--apply` creates: what CHANGED-BY shows for those versions. */
+export const DEV_FIELD_MANAGER = "petset-dev";
 
 export interface DevEnvironment {
   kubeconfigPath: string;
@@ -54,7 +60,11 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
     : undefined;
   await controller?.start();
   for (const path of config.apply) {
-    const { created, existing } = await createManifests(kubeConfig, readManifests(resolve(path)));
+    const { created, existing } = await createManifests(
+      kubeConfig,
+      readManifests(resolve(path)),
+      DEV_FIELD_MANAGER,
+    );
     for (const id of created) process.stdout.write(`${id} created\n`);
     for (const id of existing) process.stdout.write(`${id} unchanged (exists)\n`);
   }
@@ -70,10 +80,19 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
 }
 
 export async function runDev(config: DevConfig): Promise<void> {
-  const env = await startDev(config);
+  const running = await liveServerOf(resolve(config.kubeconfig));
+  if (running !== undefined)
+    throw new Error(
+      `another petset dev (make run) is serving ${running} with ${config.kubeconfig}: use that one, stop it first, or pass --kubeconfig OTHER_PATH`,
+    );
+  const env = await startDev(config).catch((err: unknown) => {
+    throw explainStartError(err, config);
+  });
+  const binDir = join(dirname(env.kubeconfigPath), "bin");
+  writePluginLaunchers(binDir);
   process.stdout.write(`apiserver: ${env.url}\n`);
   process.stdout.write(`kubeconfig: ${env.kubeconfigPath}\n`);
-  process.stdout.write(`try: KUBECONFIG=${config.kubeconfig} kubectl get petsets,petsetversions,pods\n`);
+  process.stdout.write(readyInstructions({ cwd: process.cwd(), binDir, kubeconfig: env.kubeconfigPath }));
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
@@ -83,4 +102,77 @@ export async function runDev(config: DevConfig): Promise<void> {
   };
   process.once("SIGINT", () => void stop());
   process.once("SIGTERM", () => void stop());
+}
+
+/**
+ * What to type in another shell to use the cluster: the exact `export` lines (paths under
+ * the working directory as "$PWD/...", so they hold no machine path), then first commands.
+ */
+export function readyInstructions(o: { cwd: string; binDir: string; kubeconfig: string }): string {
+  const shellPath = (path: string): string => {
+    const rel = relative(o.cwd, path);
+    return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) ? `$PWD/${rel}` : path;
+  };
+  return [
+    "ready. In another shell, from this directory:",
+    `  export PATH="${shellPath(o.binDir)}:$PATH"`,
+    `  export KUBECONFIG="${shellPath(o.kubeconfig)}"`,
+    "  kubectl get petsets,petsetversions,pods",
+    "  kubectl petset history web",
+    "Ctrl-C stops it (and everything in it, unless --data-dir keeps it).",
+    "",
+  ].join("\n");
+}
+
+/** Start-up failures a newcomer can hit, as one line that says what to do. */
+export function explainStartError(err: unknown, config: Pick<DevConfig, "listen" | "port">): Error {
+  const code = (err as { code?: unknown }).code;
+  const where = `${config.listen}:${config.port}`;
+  if (code === "EADDRINUSE")
+    return new Error(
+      `${where} is already in use (another petset dev or make run?): stop it, or pass --port 0 to pick a free port`,
+      { cause: err },
+    );
+  if (code === "EACCES")
+    return new Error(
+      `not allowed to listen on ${where}: use a port above 1024, or --port 0 to pick a free one`,
+      {
+        cause: err,
+      },
+    );
+  if (code === "EADDRNOTAVAIL")
+    return new Error(`${config.listen} is not an address of this machine: pass --listen 127.0.0.1`, {
+      cause: err,
+    });
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+/**
+ * The server of an existing kubeconfig at `path` when something still accepts connections
+ * there: a second `make run` would otherwise overwrite the kubeconfig the first one's users
+ * rely on. A kubeconfig left by a stopped server is simply replaced.
+ */
+async function liveServerOf(path: string): Promise<string | undefined> {
+  if (!existsSync(path)) return undefined;
+  const match = /^\s*server:\s*(\S+)\s*$/m.exec(readFileSync(path, "utf8"));
+  if (match?.[1] === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(match[1]);
+  } catch {
+    return undefined;
+  }
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  const accepts = await new Promise<boolean>((done) => {
+    const socket = tcpConnect({ host, port, timeout: 1000 });
+    const finish = (ok: boolean) => {
+      socket.destroy();
+      done(ok);
+    };
+    socket.once("connect", () => finish(true));
+    socket.once("error", () => finish(false));
+    socket.once("timeout", () => finish(false));
+  });
+  return accepts ? url.origin : undefined;
 }

@@ -6,6 +6,12 @@
 import { systemClock } from "../util/clock.js";
 import { runPlugin } from "./plugin/program.js";
 
+// `kubectl petset history web | head`: a reader that stops early is not an error.
+process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+  if (err.code === "EPIPE") process.exit(0);
+  throw err;
+});
+
 const exitCode = await runPlugin(process.argv.slice(2), {
   io: {
     stdout: {

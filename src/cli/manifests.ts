@@ -85,10 +85,14 @@ export async function installCrds(kc: KubeConfig, timeoutMs = 30_000): Promise<v
   }
 }
 
-/** Creates each object unless it exists (so a restart with --data-dir keeps user changes). */
+/**
+ * Creates each object unless it exists (so a restart with --data-dir keeps user changes),
+ * under `fieldManager`: what a version's CHANGED-BY shows for it.
+ */
 export async function createManifests(
   kc: KubeConfig,
   objects: KubernetesObject[],
+  fieldManager: string,
   namespace = "default",
 ): Promise<{ created: string[]; existing: string[] }> {
   const api = KubernetesObjectApi.makeApiClient(kc);
@@ -98,7 +102,7 @@ export async function createManifests(
     const body = { ...obj, metadata: { ...obj.metadata, namespace: obj.metadata?.namespace ?? namespace } };
     const id = `${(obj.kind ?? "").toLowerCase()}/${obj.metadata?.name}`;
     try {
-      await api.create(body);
+      await api.create(body, undefined, undefined, fieldManager);
       created.push(id);
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;

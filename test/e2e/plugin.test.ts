@@ -218,7 +218,7 @@ describe("kubectl petset (plugin on PATH, real kubectl)", () => {
     expect(await petset("history", "nope")).toEqual({
       code: 1,
       stdout: "",
-      stderr: `error: petset "nope" not found in namespace "${namespace}"\n`,
+      stderr: `error: petset "nope" not found in namespace "${namespace}": it has web\n`,
     });
     const r = await petset("rollback", "web", "--to-version", "9");
     expect(r.code).toBe(1);

@@ -68,11 +68,13 @@ describe.each<ApplyMode>(["client-side", "server-side"])("kubectl apply (%s)", (
     const firstPods = await env.waitRolledOut("web", 1);
     for (const p of firstPods) expect(p.metadata?.labels?.[Labels.hash]).toBe(v1.spec.hash);
 
-    // The same manifest again: nothing recorded, nothing restarted. (Client-side apply says
-    // "configured": its patch re-sends the ports list the server defaulted protocol into.)
+    // The same manifest again: nothing recorded, nothing restarted, and kubectl says so
+    // (test/integration/apply-wording.test.ts has the details).
     const uids = await env.podUids("web");
     const generation = (await env.petSet("web")).metadata.generation;
-    await env.apply(v126, mode);
+    expect(await env.apply(v126, mode)).toBe(
+      mode === "client-side" ? "petset.petset.dev/web unchanged" : "petset.petset.dev/web serverside-applied",
+    );
     expect((await env.petSet("web")).metadata.generation).toBe(generation);
     await env.barrier("web");
     expect(await env.numbers("web")).toEqual([1]);

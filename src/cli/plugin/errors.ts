@@ -7,6 +7,7 @@ export type PluginErrorReason =
   | "VersionNotFound"
   | "NoRollbackTarget"
   | "BadRequest"
+  | "Invalid"
   | "Conflict"
   | "ServerError"
   | "Unreachable"
@@ -34,15 +35,40 @@ export class UsageError extends PluginError {
   }
 }
 
-/** A PetSet that does not exist in the namespace. */
+/**
+ * A PetSet that does not exist in the namespace. With `existing` (the PetSets that do), the
+ * message says which names to use instead, or that the namespace has none.
+ */
 export class PetSetNotFoundError extends PluginError {
   override name = "PetSetNotFoundError";
   constructor(
     readonly petSet: string,
     readonly namespace: string,
     cause?: unknown,
+    existing?: readonly string[],
   ) {
-    super("NotFound", `petset "${petSet}" not found in namespace "${namespace}"`, 1, { cause });
+    super("NotFound", petSetNotFoundMessage(petSet, namespace, existing), 1, { cause });
+  }
+}
+
+function petSetNotFoundMessage(petSet: string, namespace: string, existing?: readonly string[]): string {
+  const base = `petset "${petSet}" not found in namespace "${namespace}"`;
+  if (existing === undefined) return base;
+  if (existing.length === 0)
+    return `${base}: it has no petsets; -n NAMESPACE picks another (kubectl get petsets -A lists them all)`;
+  return `${base}: it has ${[...existing].sort().join(", ")}`;
+}
+
+/** The cluster does not serve petset.dev (the CRDs are not installed). */
+export class NoPetSetApiError extends PluginError {
+  override name = "NoPetSetApiError";
+  constructor(cause?: unknown) {
+    super(
+      "NotFound",
+      "the cluster does not serve PetSets (CRD petsets.petset.dev is not installed): kubectl apply --server-side -f crds/",
+      1,
+      { cause },
+    );
   }
 }
 

@@ -1,4 +1,10 @@
-import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import {
+  ApiException,
+  CoreV1Api,
+  CustomObjectsApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from "@kubernetes/client-node";
 import type { z } from "zod";
 import {
   GROUP,
@@ -11,12 +17,13 @@ import {
   VERSION_PLURAL,
 } from "../../api/index.js";
 import { translateApiError } from "./api-error.js";
-import { PluginError } from "./errors.js";
+import { NoPetSetApiError, PetSetNotFoundError, PluginError } from "./errors.js";
 import type { Connection } from "./kubeconfig.js";
 import { watchUntil } from "./list-watch.js";
 import { FIELD_MANAGER, type PetSetApi } from "./petset-api.js";
 
 const mergePatch = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+const jsonPatch = setHeaderOptions("Content-Type", PatchStrategy.JsonPatch);
 
 /** PetSetApi over client-node: CustomObjectsApi for PetSets and versions, CoreV1Api for pods. */
 export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi {
@@ -32,7 +39,23 @@ export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi 
     try {
       return await custom.getNamespacedCustomObject({ ...petsets, name });
     } catch (err) {
-      throw translateApiError(err, notFound(name));
+      const error = translateApiError(err, notFound(name));
+      throw error instanceof PetSetNotFoundError ? await explainNotFound(name, err) : error;
+    }
+  };
+  /** Lists what the namespace has instead; a 404 on the list means there is no PetSet API. */
+  const listNames = async (): Promise<string[]> => {
+    const list = (await custom.listNamespacedCustomObject({ ...petsets })) as {
+      items?: Array<{ metadata?: { name?: string } }>;
+    };
+    return (list.items ?? []).flatMap((i) => (i.metadata?.name ? [i.metadata.name] : []));
+  };
+  const explainNotFound = async (name: string, cause: unknown): Promise<PluginError> => {
+    try {
+      return new PetSetNotFoundError(name, namespace, cause, await listNames());
+    } catch (err) {
+      if (err instanceof ApiException && err.code === 404) return new NoPetSetApiError(err);
+      return new PetSetNotFoundError(name, namespace, cause);
     }
   };
   const listVersionsRaw = async (name: string) => {
@@ -54,6 +77,13 @@ export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi 
     namespace,
     async getPetSet(name) {
       return parse(PetSetSchema, await getRaw(name), `petset "${name}"`);
+    },
+    async listPetSetNames() {
+      try {
+        return await listNames();
+      } catch (err) {
+        throw translateApiError(err);
+      }
     },
     async listVersions(name) {
       const { items } = await listVersionsRaw(name);
@@ -87,6 +117,23 @@ export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi 
             ...(options.dryRun ? { dryRun: "All" } : {}),
           },
           mergePatch,
+        );
+        return parse(PetSetSchema, result, `petset "${name}"`);
+      } catch (err) {
+        throw translateApiError(err, notFound(name));
+      }
+    },
+    async jsonPatchPetSet(name, ops, options = {}) {
+      try {
+        const result = await custom.patchNamespacedCustomObject(
+          {
+            ...petsets,
+            name,
+            body: ops,
+            fieldManager: FIELD_MANAGER,
+            ...(options.dryRun ? { dryRun: "All" } : {}),
+          },
+          jsonPatch,
         );
         return parse(PetSetSchema, result, `petset "${name}"`);
       } catch (err) {

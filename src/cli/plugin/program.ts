@@ -1,9 +1,14 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from "commander";
+import { Argument, Command, CommanderError, InvalidArgumentError, Option } from "commander";
 import { diffCommand } from "./commands/diff.js";
 import { type HistoryFormat, historyCommand } from "./commands/history.js";
 import { type DryRun, rollbackCommand } from "./commands/rollback.js";
+import { setEnvCommand } from "./commands/set-env.js";
+import { setImageCommand } from "./commands/set-image.js";
+import type { SetOptions } from "./commands/set-write.js";
 import { restartCommand, setPausedCommand } from "./commands/spec-patches.js";
 import { statusCommand } from "./commands/status.js";
+import { COMPLETE_COMMAND, type Completion, complete, formatCompletion } from "./completion.js";
+import { completionScript, SHELLS, type Shell } from "./completion-scripts.js";
 import type { CommandContext, PluginDeps } from "./context.js";
 import { parseDuration } from "./duration.js";
 import { PluginError } from "./errors.js";
@@ -23,6 +28,10 @@ export async function runPlugin(args: readonly string[], deps: PluginDeps): Prom
   const program = buildProgram(deps, (code) => {
     exitCode = code;
   });
+  if (args[0] === COMPLETE_COMMAND) {
+    deps.io.stdout.write(formatCompletion(await withPetSetNames(complete(program, args.slice(1)), deps)));
+    return 0;
+  }
   try {
     await program.parseAsync([...args], { from: "user" });
     return exitCode;
@@ -34,13 +43,41 @@ export async function runPlugin(args: readonly string[], deps: PluginDeps): Prom
   }
 }
 
+/** How long a TAB may wait for the cluster's PetSet names before it offers none. */
+const NAME_COMPLETION_TIMEOUT_MS = 3000;
+
+/** Fills in the PetSet names a NAME slot asks for; any failure offers none, silently. */
+async function withPetSetNames(completion: Completion, deps: PluginDeps): Promise<Completion> {
+  const want = completion.petSetName;
+  if (want === undefined) return completion;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const api = await deps.connect(want.flags);
+    const names = await Promise.race([
+      api.listPetSetNames(),
+      new Promise<string[]>((resolve) => {
+        timer = setTimeout(() => resolve([]), NAME_COMPLETION_TIMEOUT_MS);
+      }),
+    ]);
+    const candidates = names
+      .filter((n) => n.startsWith(want.prefix))
+      .sort()
+      .map((value) => ({ value, description: `petset in ${api.namespace}` }));
+    return { ...completion, candidates };
+  } catch {
+    return completion;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 type Run = (ctx: CommandContext) => Promise<number>;
 
 function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Command {
   const { io } = deps;
   const program = new Command("kubectl petset")
     .description(
-      "Inspect and steer PetSet rollouts: history, diff, rollback, pause, resume, restart, status.",
+      "Inspect and steer PetSet rollouts: history, diff, rollback, pause, resume, restart, status, set, completion.",
     )
     .usage("<command> NAME [flags]")
     .exitOverride()
@@ -109,12 +146,7 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
     .description("Roll a PetSet back to an earlier version (default: the previous distinct one)")
     .argument("<name>", "PetSet name")
     .option("--to-version <n>", "version to roll back to (3, v3 or web-v3)")
-    .addOption(
-      new Option("--dry-run [strategy]", "only show what would change: client (default) or server")
-        .choices(["none", "client", "server"])
-        .preset("client")
-        .default("none"),
-    )
+    .addOption(dryRunOption())
     .addOption(
       new Option("--wait [bool]", "wait for the controller to record the new version")
         .argParser(parseBool)
@@ -176,13 +208,95 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
       ),
     );
 
-  for (const sub of program.commands) {
+  const set = program
+    .command("set")
+    .description("Change container images or env with a JSON patch of exactly those fields")
+    .usage("image|env NAME ...");
+  setOptions(connectionOptions(set.command("image")))
+    .addHelpText(
+      "after",
+      examples([
+        "kubectl petset set image web app=nginx:1.28",
+        "kubectl petset set image web app=nginx:1.28 sidecar=envoy:1.31 --cause 'nginx 1.28 for CVE-2025-0001'",
+        "kubectl petset set image web '*=registry.local/nginx:1.28'   # every container",
+      ]),
+    )
+    .description("Set the image of containers by name (ports, mounts and other containers stay as they are)")
+    .argument("<name>", "PetSet name")
+    .argument("<container=image...>", "container name (or * for all) and its new image")
+    .action(async (name: string, pairs: string[], o: ConnectionFlags & SetFlags) =>
+      run(o, (ctx) => setImageCommand(ctx, name, pairs, setFlags(o))),
+    );
+  setOptions(connectionOptions(set.command("env")))
+    .addHelpText(
+      "after",
+      examples([
+        "kubectl petset set env web LOG_LEVEL=debug",
+        "kubectl petset set env web -c app LOG_LEVEL=info DEBUG-     # set one, remove one",
+      ]),
+    )
+    .description("Set (KEY=VALUE) or remove (KEY-) env vars of the containers (all, or -c CONTAINER)")
+    .argument("<name>", "PetSet name")
+    .argument("<env...>", "KEY=VALUE to set, KEY- to remove")
+    .option(
+      "-c, --container <name>",
+      "only this container (default: every container and init container)",
+      "*",
+    )
+    .action(async (name: string, env: string[], o: ConnectionFlags & SetFlags & { container: string }) =>
+      run(o, (ctx) => setEnvCommand(ctx, name, env, { ...setFlags(o), container: o.container })),
+    );
+
+  program
+    .command("completion")
+    .addHelpText(
+      "after",
+      examples([
+        "source <(kubectl petset completion bash)",
+        "kubectl petset completion zsh > ~/.zfunc/_kubectl-petset   # a folder on $fpath",
+      ]),
+    )
+    .description("Print a bash or zsh completion script for kubectl-petset")
+    .addArgument(new Argument("<shell>", "bash or zsh").choices(SHELLS))
+    .action((shell: Shell) => {
+      io.stdout.write(completionScript(shell));
+    });
+
+  configureTree(program, program);
+  return program;
+}
+
+/** Every subcommand reports errors through the program's output and never exits the process. */
+function configureTree(program: Command, command: Command): void {
+  for (const sub of command.commands) {
     sub
       .exitOverride()
       .configureOutput(program.configureOutput())
       .showHelpAfterError("(add --help for usage)");
+    configureTree(program, sub);
   }
-  return program;
+}
+
+interface SetFlags {
+  cause?: string;
+  dryRun: DryRun;
+}
+
+function setOptions(command: Command): Command {
+  return command
+    .option("--cause <text>", "kubernetes.io/change-cause of the version this change creates")
+    .addOption(dryRunOption());
+}
+
+function setFlags(o: SetFlags): SetOptions {
+  return { dryRun: o.dryRun, ...(o.cause !== undefined ? { cause: o.cause } : {}) };
+}
+
+function dryRunOption(): Option {
+  return new Option("--dry-run [strategy]", "only show what would change: client (default) or server")
+    .choices(["none", "client", "server"])
+    .preset("client")
+    .default("none");
 }
 
 function examples(lines: readonly string[]): string {

@@ -1,11 +1,14 @@
 /**
  * An in-memory PetSetApi for command tests: PetSets as raw JSON with resourceVersions,
- * merge patches applied per RFC 7386, watches that fire on every change, and error
- * injection ("fail the next patch with a conflict").
+ * merge patches applied per RFC 7386, JSON patches per RFC 6902 (all or nothing, a failed
+ * `test` is a 422 Invalid as on the API server), watches that fire on every change, error
+ * injection ("fail the next patch with a conflict") and a hook that changes the PetSet
+ * between a command's read and its write.
  */
+import jsonpatch from "fast-json-patch";
 import { type PetSet, type PetSetStatus, type PetSetVersion, parsePetSet } from "../../../src/api/index.js";
 import { PetSetNotFoundError, PluginError } from "../../../src/cli/plugin/errors.js";
-import type { PatchOptions, PetSetApi } from "../../../src/cli/plugin/petset-api.js";
+import type { JsonPatchOp, PatchOptions, PetSetApi } from "../../../src/cli/plugin/petset-api.js";
 
 /** RFC 7386 MergePatch, from the RFC's pseudo-code. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
@@ -25,9 +28,18 @@ export interface RecordedPatch {
   options: PatchOptions;
 }
 
+export interface RecordedJsonPatch {
+  name: string;
+  ops: JsonPatchOp[];
+  dryRun: boolean;
+}
+
 export class FakePetSetApi implements PetSetApi {
   readonly namespace = "default";
   readonly patches: RecordedPatch[] = [];
+  readonly jsonPatches: RecordedJsonPatch[] = [];
+  /** Run (and removed) at the start of the next patch of either kind: a concurrent writer. */
+  readonly beforeNextPatch: Array<() => void> = [];
   /** Errors the next patches throw, in order, before touching anything. */
   readonly failNextPatches: PluginError[] = [];
   /** Called after each stored patch: stands in for the controller. */
@@ -61,6 +73,10 @@ export class FakePetSetApi implements PetSetApi {
     return parsePetSet(structuredClone(raw));
   }
 
+  async listPetSetNames(): Promise<string[]> {
+    return [...this.petSets.keys()];
+  }
+
   async listVersions(): Promise<PetSetVersion[]> {
     return structuredClone(this.versions);
   }
@@ -75,6 +91,7 @@ export class FakePetSetApi implements PetSetApi {
     options: PatchOptions = {},
   ): Promise<PetSet> {
     this.patches.push({ name, patch: structuredClone(patch), options });
+    this.beforeNextPatch.shift()?.();
     const injected = this.failNextPatches.shift();
     if (injected) throw injected;
     const current = await this.getPetSet(name);
@@ -87,6 +104,54 @@ export class FakePetSetApi implements PetSetApi {
     this.changed();
     this.onPatched(updated);
     return updated;
+  }
+
+  async jsonPatchPetSet(
+    name: string,
+    ops: readonly JsonPatchOp[],
+    options: { dryRun?: boolean } = {},
+  ): Promise<PetSet> {
+    this.jsonPatches.push({ name, ops: structuredClone([...ops]), dryRun: options.dryRun ?? false });
+    this.beforeNextPatch.shift()?.();
+    const injected = this.failNextPatches.shift();
+    if (injected) throw injected;
+    const raw = this.petSets.get(name);
+    if (raw === undefined) throw new PetSetNotFoundError(name, this.namespace);
+    let patched: unknown;
+    try {
+      patched = jsonpatch.applyPatch(
+        structuredClone(raw),
+        ops as jsonpatch.Operation[],
+        true,
+        false,
+      ).newDocument;
+    } catch (err) {
+      throw new PluginError(
+        "Invalid",
+        "Error from server (Invalid): the server rejected our request due to an error in our request",
+        1,
+        { cause: err },
+      );
+    }
+    if (options.dryRun) return parsePetSet(patched);
+    this.petSets.set(name, patched);
+    this.bump(name);
+    const updated = await this.getPetSet(name);
+    this.changed();
+    this.onPatched(updated);
+    return updated;
+  }
+
+  /** Changes the stored PetSet in place, as another writer would (bumps its resourceVersion). */
+  mutate(
+    name: string,
+    change: (raw: { spec: { template: { spec: Record<string, unknown[]> } } }) => void,
+  ): void {
+    const raw = structuredClone(this.petSets.get(name)) as Parameters<typeof change>[0];
+    change(raw);
+    this.petSets.set(name, raw);
+    this.bump(name);
+    this.changed();
   }
 
   watchPetSet<R>(name: string, until: (p: PetSet | undefined) => R | undefined, timeoutMs?: number) {

@@ -52,7 +52,8 @@ describe("CRD defaults inside the versioned content", () => {
     "%s: each is a canonical default",
     (file) => {
       const defaults = contentDefaults(file);
-      expect(defaults.length).toBeGreaterThan(0);
+      // Today neither CRD declares one (hack/crd/list-defaults.ts drops those inside list
+      // items; test/unit/api/petset-crd-apply.test.ts pins it): this guards any added later.
       for (const [path, value] of defaults) {
         expect({ path, value, stripped: isCanonicalDefault(path, value, {}) }).toEqual({
           path,

@@ -1,0 +1,100 @@
+/**
+ * The first five minutes: `petset dev --apply` (what `make run` runs) in a fresh folder, then
+ * the `export` lines it prints, typed into a shell exactly as printed, then `kubectl petset`.
+ * It starts its own embedded server, so it runs once, on the embedded backend.
+ */
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { accessSync, constants, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { backendFromEnv, eventually, REPO_ROOT } from "../support/cluster.js";
+
+const CLI = join(REPO_ROOT, "dist", "src", "cli", "petset.js");
+
+let dir: string;
+let dev: ChildProcess | undefined;
+let devOutput = "";
+
+/** A shell in the fresh folder, as the user's own. */
+function shell(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile("bash", ["-c", script], { cwd: dir, timeout: 60_000 }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+function runDev(...args: string[]): { child: ChildProcess; done: Promise<{ code: number; stderr: string }> } {
+  const child = spawn(process.execPath, [CLI, "dev", "--log-level", "warn", ...args], { cwd: dir });
+  let stderr = "";
+  child.stderr?.on("data", (c: Buffer) => {
+    stderr += c.toString();
+  });
+  const done = new Promise<{ code: number; stderr: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code: code ?? 1, stderr })),
+  );
+  return { child, done };
+}
+
+beforeAll(async () => {
+  if (backendFromEnv() !== "embedded") return;
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run make build first`);
+  dir = mkdtempSync(join(tmpdir(), "petset-quick-start-"));
+  const started = runDev("--apply", join(REPO_ROOT, "examples", "web.yaml"));
+  dev = started.child;
+  dev.stdout?.on("data", (c: Buffer) => {
+    devOutput += c.toString();
+  });
+  await eventually(
+    "petset dev to say it is ready",
+    () => (devOutput.includes("Ctrl-C stops it") ? true : undefined),
+    60_000,
+  );
+});
+
+afterAll(() => {
+  dev?.kill("SIGTERM");
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(backendFromEnv() !== "embedded")("petset dev: the first five minutes", () => {
+  it("prints the exact export lines, and kubectl petset works after typing them", async () => {
+    expect(devOutput).toContain(
+      [
+        "ready. In another shell, from this directory:",
+        '  export PATH="$PWD/.petset/bin:$PATH"',
+        '  export KUBECONFIG="$PWD/.petset/kubeconfig"',
+      ].join("\n"),
+    );
+    expect(devOutput).toMatch(/^kubeconfig: .*\.petset\/kubeconfig$/m);
+    accessSync(join(dir, ".petset", "bin", "kubectl-petset"), constants.X_OK);
+
+    const exports = devOutput.split("\n").filter((l) => l.startsWith("  export "));
+    expect(exports).toHaveLength(2);
+    // The controller records version 1 of what --apply created, under petset-dev.
+    const history = await eventually("version 1 in kubectl petset history", async () => {
+      const r = await shell(`${exports.join("\n")}\nkubectl petset history web`);
+      return r.code === 0 && /^1\s/m.test(r.stdout) ? r.stdout : undefined;
+    });
+    expect(history).toMatch(/^1\s+(current,update|update)\s+1\s+\S+\s+petset-dev\s+<none>/m);
+  });
+
+  it("a second petset dev in the same folder refuses to take over the first one's kubeconfig", async () => {
+    const origin = /^apiserver: (http\S+)$/m.exec(devOutput)?.[1];
+    expect(await runDev().done).toEqual({
+      code: 1,
+      stderr: `error: another petset dev (make run) is serving ${origin} with .petset/kubeconfig: use that one, stop it first, or pass --kubeconfig OTHER_PATH\n`,
+    });
+  });
+
+  it("a second petset dev on the same port fails with one line that says what to do", async () => {
+    const port = /^apiserver: http:\/\/127\.0\.0\.1:(\d+)$/m.exec(devOutput)?.[1];
+    expect(port).toBeDefined();
+    const second = runDev("--port", String(port), "--kubeconfig", "other/kubeconfig");
+    expect(await second.done).toEqual({
+      code: 1,
+      stderr: `error: 127.0.0.1:${port} is already in use (another petset dev or make run?): stop it, or pass --port 0 to pick a free port\n`,
+    });
+  });
+});
