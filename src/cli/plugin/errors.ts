@@ -7,6 +7,7 @@ export type PluginErrorReason =
   | "VersionNotFound"
   | "NoRollbackTarget"
   | "BadRequest"
+  | "Invalid"
   | "Conflict"
   | "ServerError"
   | "Unreachable"

@@ -12,6 +12,7 @@ import {
 } from "../../api/index.js";
 import { translateApiError } from "./api-error.js";
 import { PluginError } from "./errors.js";
+import { kubeMigrationApi } from "./kube-migration-api.js";
 import type { Connection } from "./kubeconfig.js";
 import { watchUntil } from "./list-watch.js";
 import { FIELD_MANAGER, type PetSetApi } from "./petset-api.js";
@@ -121,6 +122,7 @@ export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi 
       };
       return watchUntil(kubeConfig, source, (items) => until(items.map(parseVersion)), timeoutMs);
     },
+    ...kubeMigrationApi({ kubeConfig, namespace }),
   } satisfies PetSetApi;
 }
 

@@ -1,4 +1,5 @@
 import type { PetSet, PetSetVersion } from "../../api/index.js";
+import type { Claim, ControllerRevision, Pod, StatefulSet } from "./migrate/objects.js";
 
 /**
  * What the plugin's commands need from the API, in one namespace. The real one talks to
@@ -35,6 +36,29 @@ export interface PetSetApi {
     until: (versions: PetSetVersion[]) => R | undefined,
     timeoutMs?: number,
   ): Promise<R | undefined>;
+
+  // ---- migration (`adopt`, `convert`): StatefulSets, ControllerRevisions, pods, claims ----
+  /** The apps/v1 StatefulSet, or undefined when there is none of that name. */
+  getStatefulSet(name: string): Promise<StatefulSet | undefined>;
+  /** Every ControllerRevision of the namespace (owner unchecked). */
+  listControllerRevisions(): Promise<ControllerRevision[]>;
+  /** Every pod of the namespace. */
+  listPods(): Promise<Pod[]>;
+  /** Every PersistentVolumeClaim of the namespace. */
+  listClaims(): Promise<Claim[]>;
+  /** Creates a PetSet from a manifest; a PluginError when it exists or is invalid. */
+  createPetSet(manifest: Record<string, unknown>): Promise<PetSet>;
+  /** Creates a PetSetVersion; false (and nothing written) when one of that name exists. */
+  createVersion(version: PetSetVersion): Promise<boolean>;
+  /** Merge patch of a pod's metadata, conditional on `resourceVersion` (Conflict otherwise). */
+  patchPodMetadata(name: string, metadata: Record<string, unknown>, resourceVersion: string): Promise<void>;
+  /** Merge patch of a claim's metadata, conditional on `resourceVersion`. */
+  patchClaimMetadata(name: string, metadata: Record<string, unknown>, resourceVersion: string): Promise<void>;
+  /**
+   * Deletes the StatefulSet with `propagationPolicy: Orphan` and a uid precondition: its pods
+   * and claims stay, the garbage collector removes its ownerReferences. NotFound is success.
+   */
+  deleteStatefulSetOrphaning(name: string, uid: string): Promise<void>;
 }
 
 export interface PatchOptions {
