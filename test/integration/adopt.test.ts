@@ -40,7 +40,7 @@ afterAll(async () => {
   await env?.stop();
 });
 
-function statefulSet(name: string, image: string): V1StatefulSet {
+function statefulSet(name: string, image: string, whenDeleted = "Retain"): V1StatefulSet {
   return {
     apiVersion: "apps/v1",
     kind: "StatefulSet",
@@ -48,6 +48,7 @@ function statefulSet(name: string, image: string): V1StatefulSet {
     spec: {
       replicas: 3,
       serviceName: name,
+      persistentVolumeClaimRetentionPolicy: { whenDeleted, whenScaled: "Retain" },
       selector: { matchLabels: { app: name } },
       template: {
         metadata: { labels: { app: name } },
@@ -91,10 +92,10 @@ const identity = (pods: V1Pod[]) =>
   pods.map((p) => `${p.metadata?.name} ${p.metadata?.uid} restarts=${restarts(p)}`);
 
 /** A StatefulSet at its second revision, every pod on it and Ready. */
-async function runningStatefulSet(name: string): Promise<void> {
+async function runningStatefulSet(name: string, whenDeleted = "Retain"): Promise<void> {
   await apps.createNamespacedStatefulSet({
     namespace: env.namespace,
-    body: statefulSet(name, "registry.k8s.io/pause:3.9"),
+    body: statefulSet(name, "registry.k8s.io/pause:3.9", whenDeleted),
   });
   await waitStatefulSetRolledOut(name, 1);
   await apps.patchNamespacedStatefulSet({
@@ -185,9 +186,10 @@ describe.skipIf(embedded)(
     );
 
     it(
-      "resumes an adoption interrupted after the PetSet was created",
+      "resumes an adoption interrupted after the PetSet was created; claims with whenDeleted: Delete pass to the PetSet",
       async () => {
-        await runningStatefulSet("db");
+        await runningStatefulSet("db", "Delete");
+        const claimsBefore = await claimUids("db");
         const podsBefore = identity(await setPods("db"));
 
         const first = await petset("adopt", "statefulset/db", "--stop-after", "petset");
@@ -203,6 +205,10 @@ describe.skipIf(embedded)(
         expect(again.stdout).toContain('resuming the adoption into petset "db"');
         expect(again.stdout).toContain("no pod restarted");
         expect(identity(await setPods("db"))).toEqual(podsBefore);
+        expect(await claimUids("db")).toEqual(claimsBefore);
+        const claims = (await listClaims(env)).filter((c) => c.metadata?.name?.startsWith("data-db-"));
+        for (const claim of claims)
+          expect(claim.metadata?.ownerReferences?.find((r) => r.controller)?.uid).toBe(ps.metadata.uid);
         await waitRolledOut(env, "db", 2);
       },
       TEST_MS * 2,

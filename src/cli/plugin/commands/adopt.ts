@@ -1,4 +1,5 @@
 import { ConditionTypes, type PetSet, type PetSetVersion, versionName } from "../../../api/index.js";
+import { petOrdinal } from "../../../controller/planner/ownership.js";
 import type { CommandContext } from "../context.js";
 import { formatDuration } from "../duration.js";
 import { PluginError } from "../errors.js";
@@ -174,7 +175,12 @@ async function finish(
     async () => {
       const current = await api.getPetSet(name);
       const pods = (await api.listPods()).filter((p) => snapshotNames.has(p.metadata.name ?? ""));
-      const adopted = pods.every((p) => controllerRef(p.metadata)?.uid === current.metadata.uid);
+      const ownedByPetSet = (o: Pod | Claim) => controllerRef(o.metadata)?.uid === current.metadata.uid;
+      // Claims are the PetSet's only with whenDeleted: Delete (as StatefulSets own them).
+      const claimsOwned =
+        current.spec.persistentVolumeClaimRetentionPolicy.whenDeleted !== "Delete" ||
+        (await api.listClaims()).filter((c) => petClaim(name, current, c)).every(ownedByPetSet);
+      const adopted = pods.every(ownedByPetSet) && claimsOwned;
       const available = current.status?.conditions.some(
         (c) => c.type === ConditionTypes.available && c.status === "True",
       );
@@ -205,6 +211,16 @@ async function finish(
     `petset.petset.dev/${name} adopted from ${statefulSetRef(name)}: no pod restarted${update !== undefined ? `; update version ${update}` : ""}\n`,
   );
   return 0;
+}
+
+/** A claim `<template>-<set>-<ordinal>` of one of the PetSet's claim templates. */
+function petClaim(name: string, petSet: PetSet, claim: Claim): boolean {
+  const claimName = claim.metadata.name ?? "";
+  return petSet.spec.volumeClaimTemplates.some(
+    (t) =>
+      petOrdinal(name, claimName.slice(t.metadata.name.length + 1)) !== undefined &&
+      claimName.startsWith(`${t.metadata.name}-`),
+  );
 }
 
 function printPlan(
