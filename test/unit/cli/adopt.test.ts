@@ -3,10 +3,10 @@ import { API_VERSION, Labels, parsePetSet } from "../../../src/api/index.js";
 import type { PluginDeps } from "../../../src/cli/plugin/context.js";
 import {
   MigrationAnnotations,
-  planImport,
   planPodLabels,
   preflight,
 } from "../../../src/cli/plugin/migrate/adopt-plan.js";
+import { planImport } from "../../../src/cli/plugin/migrate/import-plan.js";
 import { runPlugin } from "../../../src/cli/plugin/program.js";
 import { planVersionSync } from "../../../src/versions/plan-sync.js";
 import { FakePetSetApi } from "./fake-petset-api.js";

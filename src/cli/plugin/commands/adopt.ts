@@ -14,12 +14,11 @@ import {
   parseSnapshot,
   petPods,
   planClaimLabels,
-  planImport,
   planPodLabels,
   preflight,
   snapshotOf,
-  versionsToCreate,
 } from "../migrate/adopt-plan.js";
+import { planImport, versionsToCreate } from "../migrate/import-plan.js";
 import { type Claim, controllerRef, type Pod, statefulSetRef } from "../migrate/objects.js";
 
 /** Steps after which a hidden `--stop-after` ends the run: how tests interrupt an adoption. */
