@@ -213,5 +213,27 @@ describe.skipIf(embedded)(
       },
       TEST_MS * 2,
     );
+
+    it(
+      "releases the adopted PetSet back to a StatefulSet without a restart",
+      async () => {
+        await waitRolledOut(env, "web", 3);
+        const podsBefore = identity(await setPods("web"));
+        const result = await petset("release", "web", "--timeout", "3m");
+        expect(result.stderr).toBe("");
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain("released to statefulset.apps/web: no pod restarted");
+        expect(identity(await setPods("web"))).toEqual(podsBefore);
+        const sts = await apps.readNamespacedStatefulSet({ namespace: env.namespace, name: "web" });
+        expect(sts.spec?.updateStrategy?.type).toBe("RollingUpdate");
+        for (const pod of await setPods("web")) {
+          expect(pod.metadata?.ownerReferences?.find((r) => r.controller)?.uid).toBe(sts.metadata?.uid);
+          expect(pod.metadata?.labels?.["controller-revision-hash"]).toBe(sts.status?.updateRevision);
+          expect(pod.metadata?.labels?.[Labels.petSet]).toBeUndefined();
+        }
+        expect(await listVersions(env, "web")).toEqual([]);
+      },
+      TEST_MS,
+    );
   },
 );

@@ -28,6 +28,10 @@ type MigrationMethods = Pick<
   | "patchPodMetadata"
   | "patchClaimMetadata"
   | "deleteStatefulSetOrphaning"
+  | "createStatefulSet"
+  | "patchStatefulSet"
+  | "deletePetSetOrphaning"
+  | "deleteVersion"
 >;
 
 export function kubeMigrationApi({ kubeConfig, namespace }: Connection): MigrationMethods {
@@ -35,6 +39,14 @@ export function kubeMigrationApi({ kubeConfig, namespace }: Connection): Migrati
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const apps = kubeConfig.makeApiClient(AppsV1Api);
   const statefulSets = { group: "apps", version: "v1", plural: "statefulsets", namespace };
+  const deleteQuietly = async (body: () => Promise<unknown>): Promise<void> => {
+    try {
+      await body();
+    } catch (err) {
+      if (err instanceof ApiException && err.code === 404) return;
+      throw translateApiError(err);
+    }
+  };
   const call = async <T>(body: () => Promise<T>): Promise<T> => {
     try {
       return await body();
@@ -137,6 +149,45 @@ export function kubeMigrationApi({ kubeConfig, namespace }: Connection): Migrati
         if (err instanceof ApiException && err.code === 404) return;
         throw translateApiError(err);
       }
+    },
+    async createStatefulSet(manifest) {
+      const created = await call(() =>
+        custom.createNamespacedCustomObject({ ...statefulSets, body: manifest, fieldManager: FIELD_MANAGER }),
+      );
+      return parse(StatefulSetSchema, created, "statefulset");
+    },
+    async patchStatefulSet(name, patch) {
+      await call(() =>
+        custom.patchNamespacedCustomObject(
+          { ...statefulSets, name, body: patch, fieldManager: FIELD_MANAGER },
+          mergePatch,
+        ),
+      );
+    },
+    async deletePetSetOrphaning(name, uid) {
+      await deleteQuietly(() =>
+        custom.deleteNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural: PETSET_PLURAL,
+          namespace,
+          name,
+          // In the body: with a body, kube-apiserver ignores the query parameter.
+          body: { propagationPolicy: "Orphan", preconditions: { uid } },
+        }),
+      );
+    },
+    async deleteVersion(name, uid) {
+      await deleteQuietly(() =>
+        custom.deleteNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural: VERSION_PLURAL,
+          namespace,
+          name,
+          body: { preconditions: { uid } },
+        }),
+      );
     },
   };
 }

@@ -59,6 +59,14 @@ export interface PetSetApi {
    * and claims stay, the garbage collector removes its ownerReferences. NotFound is success.
    */
   deleteStatefulSetOrphaning(name: string, uid: string): Promise<void>;
+  /** Creates an apps/v1 StatefulSet (`release`). */
+  createStatefulSet(manifest: Record<string, unknown>): Promise<StatefulSet>;
+  /** JSON merge patch of a StatefulSet. */
+  patchStatefulSet(name: string, patch: Record<string, unknown>): Promise<void>;
+  /** As deleteStatefulSetOrphaning, for the PetSet: its pods, claims and versions stay. */
+  deletePetSetOrphaning(name: string, uid: string): Promise<void>;
+  /** Deletes a PetSetVersion by name, with a uid precondition; NotFound is success. */
+  deleteVersion(name: string, uid: string): Promise<void>;
 }
 
 export interface PatchOptions {

@@ -3,6 +3,7 @@ import { ADOPT_STEPS, type AdoptStep, adoptCommand } from "./commands/adopt.js";
 import { type ConvertFormat, convertCommand } from "./commands/convert.js";
 import { diffCommand } from "./commands/diff.js";
 import { type HistoryFormat, historyCommand } from "./commands/history.js";
+import { releaseCommand } from "./commands/release.js";
 import { type DryRun, rollbackCommand } from "./commands/rollback.js";
 import { restartCommand, setPausedCommand } from "./commands/spec-patches.js";
 import { statusCommand } from "./commands/status.js";
@@ -228,6 +229,15 @@ function addMigrationCommands(
             ...(o.stopAfter !== undefined ? { stopAfter: o.stopAfter } : {}),
           }),
         ),
+    );
+
+  connectionOptions(program.command("release"))
+    .addHelpText("after", examples(["kubectl petset release web   # run again to resume"]))
+    .description("Hand a PetSet's pods back to an equivalent StatefulSet, restarting none")
+    .argument("<name>", "PetSet name")
+    .option("--timeout <duration>", "how long to wait for the StatefulSet controller", DEFAULT_ADOPT_WAIT)
+    .action(async (name: string, o: ConnectionFlags & { timeout: string }) =>
+      run(o, (ctx) => releaseCommand(ctx, name, { timeoutMs: parseDuration(o.timeout, "--timeout") })),
     );
 
   program

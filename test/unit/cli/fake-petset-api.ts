@@ -207,6 +207,31 @@ export class FakePetSetApi implements PetSetApi {
     this.onStatefulSetDeleted(name, uid);
   }
 
+  async createStatefulSet(manifest: Record<string, unknown>): Promise<StatefulSet> {
+    const sts = structuredClone(manifest) as StatefulSet;
+    sts.metadata = { ...sts.metadata, uid: `uid-sts-${sts.metadata.name}`, generation: 1 };
+    this.writes.push(`create statefulset ${sts.metadata.name}`);
+    this.statefulSets.set(sts.metadata.name ?? "", sts);
+    return structuredClone(sts);
+  }
+
+  async patchStatefulSet(name: string, patch: Record<string, unknown>): Promise<void> {
+    this.writes.push(`patch statefulset ${name}`);
+    const sts = this.statefulSets.get(name);
+    if (sts !== undefined) this.statefulSets.set(name, applyMergePatch(sts, patch) as StatefulSet);
+  }
+
+  async deletePetSetOrphaning(name: string): Promise<void> {
+    this.writes.push(`delete petset ${name} orphan`);
+    this.petSets.delete(name);
+    this.changed();
+  }
+
+  async deleteVersion(name: string): Promise<void> {
+    this.writes.push(`delete psv ${name}`);
+    this.versions = this.versions.filter((v) => v.metadata.name !== name);
+  }
+
   private patchObject<T extends Pod | Claim>(
     objects: T[],
     kind: string,

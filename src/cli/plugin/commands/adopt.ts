@@ -285,7 +285,7 @@ export function statefulSetName(target: string): string {
 }
 
 /** Calls `check` until it returns a value (true counts), failing with a Timeout error at the deadline. */
-async function pollUntil<T>(
+export async function pollUntil<T>(
   what: string,
   deadline: number,
   intervalMs: number,
