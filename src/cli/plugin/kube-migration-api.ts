@@ -172,7 +172,8 @@ export function kubeMigrationApi({ kubeConfig, namespace }: Connection): Migrati
           plural: PETSET_PLURAL,
           namespace,
           name,
-          // In the body: with a body, kube-apiserver ignores the query parameter.
+          // In the body: sent as a query parameter beside this body, the real backend deleted
+          // the pods (background propagation) in test/integration/adopt.test.ts.
           body: { propagationPolicy: "Orphan", preconditions: { uid } },
         }),
       );

@@ -221,10 +221,14 @@ export class FakePetSetApi implements PetSetApi {
     if (sts !== undefined) this.statefulSets.set(name, applyMergePatch(sts, patch) as StatefulSet);
   }
 
+  /** Called after an orphaning delete of a PetSet: stands in for the GC and the StatefulSet controller. */
+  onPetSetDeleted: (name: string) => void = () => {};
+
   async deletePetSetOrphaning(name: string): Promise<void> {
     this.writes.push(`delete petset ${name} orphan`);
     this.petSets.delete(name);
     this.changed();
+    this.onPetSetDeleted(name);
   }
 
   async deleteVersion(name: string): Promise<void> {
