@@ -5,7 +5,13 @@
  * history shows the imported versions; an image update afterwards rolls through petset; an
  * adoption stopped after the PetSet was created resumes when run again.
  */
-import { AppsV1Api, type V1Pod, type V1StatefulSet } from "@kubernetes/client-node";
+import {
+  AppsV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Pod,
+  type V1StatefulSet,
+} from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Labels } from "../../src/api/index.js";
 import { kubePetSetApi } from "../../src/cli/plugin/kube-petset-api.js";
@@ -27,6 +33,7 @@ import {
 } from "./rollout-support.js";
 
 const embedded = backendFromEnv() === "embedded";
+const mergePatch = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 let env: RolloutEnv;
 let apps: AppsV1Api;
 
@@ -210,6 +217,73 @@ describe.skipIf(embedded)(
         for (const claim of claims)
           expect(claim.metadata?.ownerReferences?.find((r) => r.controller)?.uid).toBe(ps.metadata.uid);
         await waitRolledOut(env, "db", 2);
+      },
+      TEST_MS * 2,
+    );
+
+    it(
+      "adopts mid-rollout (partition: two revisions live): pods keep their versions, then petset finishes the rollout",
+      async () => {
+        const body = statefulSet("cache", "registry.k8s.io/pause:3.9");
+        if (body.spec) body.spec.updateStrategy = { type: "RollingUpdate", rollingUpdate: { partition: 2 } };
+        await apps.createNamespacedStatefulSet({ namespace: env.namespace, body });
+        await waitStatefulSetRolledOut("cache", 1);
+        await apps.patchNamespacedStatefulSet({
+          namespace: env.namespace,
+          name: "cache",
+          body: [
+            {
+              op: "replace",
+              path: "/spec/template/spec/containers/0/image",
+              value: "registry.k8s.io/pause:3.10",
+            },
+          ],
+        });
+        await eventually(
+          "cache-2 on the second revision, cache-0 and cache-1 on the first",
+          async () => {
+            const sts = await apps.readNamespacedStatefulSet({ namespace: env.namespace, name: "cache" });
+            const pods = await setPods("cache");
+            const revisions = pods.map((p) => p.metadata?.labels?.["controller-revision-hash"]);
+            const ok =
+              sts.status?.updatedReplicas === 1 &&
+              sts.status?.readyReplicas === 3 &&
+              pods.every((p) =>
+                p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
+              ) &&
+              revisions[2] === sts.status?.updateRevision &&
+              revisions[0] === sts.status?.currentRevision &&
+              revisions[1] === sts.status?.currentRevision;
+            return ok ? true : undefined;
+          },
+          WAIT_MS,
+          500,
+        );
+        const podsBefore = identity(await setPods("cache"));
+
+        const result = await petset("adopt", "statefulset/cache", "--timeout", "3m");
+        expect(result.stderr).toBe("");
+        expect(result.code).toBe(0);
+        expect(identity(await setPods("cache"))).toEqual(podsBefore);
+        expect((await setPods("cache")).map((p) => p.metadata?.labels?.[Labels.version])).toEqual([
+          "1",
+          "1",
+          "2",
+        ]);
+
+        await env.custom.patchNamespacedCustomObject(
+          {
+            group: "petset.dev",
+            version: "v1alpha1",
+            plural: "petsets",
+            namespace: env.namespace,
+            name: "cache",
+            body: { spec: { updateStrategy: { rollingUpdate: { partition: 0 } } } },
+          },
+          mergePatch,
+        );
+        await waitRolledOut(env, "cache", 2, TEST_MS / 2);
+        expect((await listVersions(env, "cache")).map((v) => v.spec.version)).toEqual([1, 2]);
       },
       TEST_MS * 2,
     );
