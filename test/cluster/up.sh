@@ -9,7 +9,6 @@
 # Env:
 #   PETSET_CLUSTER_DIR          state dir (default ~/.cache/petset/cluster)
 #   PETSET_CACHE                binary cache root (default ~/.cache/petset)
-#   PETSET_CLUSTER_STATEFULSET  1: also run the built-in statefulset controller
 #   PETSET_CLUSTER_NODES        number of fake nodes (default 3)
 #   PETSET_CLUSTER_TIMEOUT      seconds to wait for each component (default 120)
 #   PETSET_ETCD_FSYNC           1: let etcd fsync (default: --unsafe-no-fsync, test data)
@@ -30,10 +29,9 @@ timeout_s="${PETSET_CLUSTER_TIMEOUT:-120}"
 node_count="${PETSET_CLUSTER_NODES:-3}"
 kubectl_bin="${KUBECTL:-kubectl}"
 
-kcm_controllers="garbagecollector,namespace,serviceaccount,serviceaccount-token,nodelifecycle,pvc-protection,pv-protection,podgc,persistentvolume-binder"
-if [[ "${PETSET_CLUSTER_STATEFULSET:-0}" == "1" ]]; then
-  kcm_controllers+=",statefulset"
-fi
+# The built-in statefulset controller runs too: it never touches PetSets or their pods, and
+# `kubectl petset adopt` is tested against StatefulSets it runs (test/integration/adopt.test.ts).
+kcm_controllers="garbagecollector,namespace,serviceaccount,serviceaccount-token,nodelifecycle,pvc-protection,pv-protection,podgc,persistentvolume-binder,statefulset"
 
 # What the running processes were started with: a change (controllers, settings,
 # versions, kwok stages, this script) makes up.sh restart the cluster, keeping its data.

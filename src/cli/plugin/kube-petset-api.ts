@@ -18,6 +18,7 @@ import {
 } from "../../api/index.js";
 import { translateApiError } from "./api-error.js";
 import { NoPetSetApiError, PetSetNotFoundError, PluginError } from "./errors.js";
+import { kubeMigrationApi } from "./kube-migration-api.js";
 import type { Connection } from "./kubeconfig.js";
 import { watchUntil } from "./list-watch.js";
 import { FIELD_MANAGER, type PetSetApi } from "./petset-api.js";
@@ -168,6 +169,7 @@ export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi 
       };
       return watchUntil(kubeConfig, source, (items) => until(items.map(parseVersion)), timeoutMs);
     },
+    ...kubeMigrationApi({ kubeConfig, namespace }),
   } satisfies PetSetApi;
 }
 

@@ -1,4 +1,5 @@
 import type { PetSet, PetSetVersion } from "../../api/index.js";
+import type { Claim, ControllerRevision, Pod, StatefulSet } from "./migrate/objects.js";
 
 /**
  * What the plugin's commands need from the API, in one namespace. The real one talks to
@@ -44,6 +45,37 @@ export interface PetSetApi {
     until: (versions: PetSetVersion[]) => R | undefined,
     timeoutMs?: number,
   ): Promise<R | undefined>;
+
+  // ---- migration (`adopt`, `convert`): StatefulSets, ControllerRevisions, pods, claims ----
+  /** The apps/v1 StatefulSet, or undefined when there is none of that name. */
+  getStatefulSet(name: string): Promise<StatefulSet | undefined>;
+  /** Every ControllerRevision of the namespace (owner unchecked). */
+  listControllerRevisions(): Promise<ControllerRevision[]>;
+  /** Every pod of the namespace. */
+  listPods(): Promise<Pod[]>;
+  /** Every PersistentVolumeClaim of the namespace. */
+  listClaims(): Promise<Claim[]>;
+  /** Creates a PetSet from a manifest; a PluginError when it exists or is invalid. */
+  createPetSet(manifest: Record<string, unknown>): Promise<PetSet>;
+  /** Creates a PetSetVersion; false (and nothing written) when one of that name exists. */
+  createVersion(version: PetSetVersion): Promise<boolean>;
+  /** Merge patch of a pod's metadata, conditional on `resourceVersion` (Conflict otherwise). */
+  patchPodMetadata(name: string, metadata: Record<string, unknown>, resourceVersion: string): Promise<void>;
+  /** Merge patch of a claim's metadata, conditional on `resourceVersion`. */
+  patchClaimMetadata(name: string, metadata: Record<string, unknown>, resourceVersion: string): Promise<void>;
+  /**
+   * Deletes the StatefulSet with `propagationPolicy: Orphan` and a uid precondition: its pods
+   * and claims stay, the garbage collector removes its ownerReferences. NotFound is success.
+   */
+  deleteStatefulSetOrphaning(name: string, uid: string): Promise<void>;
+  /** Creates an apps/v1 StatefulSet (`release`). */
+  createStatefulSet(manifest: Record<string, unknown>): Promise<StatefulSet>;
+  /** JSON merge patch of a StatefulSet. */
+  patchStatefulSet(name: string, patch: Record<string, unknown>): Promise<void>;
+  /** As deleteStatefulSetOrphaning, for the PetSet: its pods, claims and versions stay. */
+  deletePetSetOrphaning(name: string, uid: string): Promise<void>;
+  /** Deletes a PetSetVersion by name, with a uid precondition; NotFound is success. */
+  deleteVersion(name: string, uid: string): Promise<void>;
 }
 
 /** One RFC 6902 operation, of the kinds the plugin sends. */

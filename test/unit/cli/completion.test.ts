@@ -39,8 +39,24 @@ async function completions(...words: string[]): Promise<{ values: string[]; dire
 
 describe("kubectl-petset __complete", () => {
   it.each<[string[], string[]]>([
-    [[""], ["history", "diff", "rollback", "pause", "resume", "restart", "status", "set", "completion"]],
-    [["re"], ["resume", "restart"]],
+    [
+      [""],
+      [
+        "history",
+        "diff",
+        "rollback",
+        "pause",
+        "resume",
+        "restart",
+        "status",
+        "set",
+        "completion",
+        "adopt",
+        "release",
+        "convert",
+      ],
+    ],
+    [["re"], ["resume", "restart", "release"]],
     [
       ["set", ""],
       ["image", "env"],

@@ -8,6 +8,7 @@
 import jsonpatch from "fast-json-patch";
 import { type PetSet, type PetSetStatus, type PetSetVersion, parsePetSet } from "../../../src/api/index.js";
 import { PetSetNotFoundError, PluginError } from "../../../src/cli/plugin/errors.js";
+import type { Claim, ControllerRevision, Pod, StatefulSet } from "../../../src/cli/plugin/migrate/objects.js";
 import type { JsonPatchOp, PatchOptions, PetSetApi } from "../../../src/cli/plugin/petset-api.js";
 
 /** RFC 7386 MergePatch, from the RFC's pseudo-code. */
@@ -191,6 +192,133 @@ export class FakePetSetApi implements PetSetApi {
       this.listeners.add(listener);
       listener();
     });
+  }
+
+  // ---- migration: StatefulSets, ControllerRevisions, pods and claims ----
+  statefulSets = new Map<string, StatefulSet>();
+  revisions: ControllerRevision[] = [];
+  podObjects: Pod[] = [];
+  claims: Claim[] = [];
+  /** Every write of the migration methods, in order: `create psv web-v1`, `patch pod web-0`, ... */
+  readonly writes: string[] = [];
+  /** Called after an orphaning delete of a StatefulSet: stands in for the GC and the controller. */
+  onStatefulSetDeleted: (name: string, uid: string) => void = () => {};
+
+  async getStatefulSet(name: string): Promise<StatefulSet | undefined> {
+    const sts = this.statefulSets.get(name);
+    return sts === undefined ? undefined : structuredClone(sts);
+  }
+
+  async listControllerRevisions(): Promise<ControllerRevision[]> {
+    return structuredClone(this.revisions);
+  }
+
+  async listPods(): Promise<Pod[]> {
+    return structuredClone(this.podObjects);
+  }
+
+  async listClaims(): Promise<Claim[]> {
+    return structuredClone(this.claims);
+  }
+
+  async createPetSet(manifest: Record<string, unknown>): Promise<PetSet> {
+    const name = (manifest.metadata as { name: string }).name;
+    this.writes.push(`create petset ${name}`);
+    if (this.petSets.has(name))
+      throw new PluginError(
+        "ServerError",
+        `Error from server (AlreadyExists): petsets.petset.dev "${name}" already exists`,
+      );
+    const stored = structuredClone(manifest) as { metadata: Record<string, unknown> };
+    stored.metadata = { ...stored.metadata, uid: `uid-petset-${name}`, generation: 1 };
+    this.petSets.set(name, stored);
+    this.bump(name);
+    this.changed();
+    return this.getPetSet(name);
+  }
+
+  async createVersion(version: PetSetVersion): Promise<boolean> {
+    this.writes.push(`create psv ${version.metadata.name}`);
+    if (this.versions.some((v) => v.metadata.name === version.metadata.name)) return false;
+    this.addVersion(structuredClone(version));
+    return true;
+  }
+
+  async patchPodMetadata(
+    name: string,
+    metadata: Record<string, unknown>,
+    resourceVersion: string,
+  ): Promise<void> {
+    this.writes.push(`patch pod ${name}`);
+    this.podObjects = this.patchObject(this.podObjects, "pod", name, metadata, resourceVersion);
+  }
+
+  async patchClaimMetadata(
+    name: string,
+    metadata: Record<string, unknown>,
+    resourceVersion: string,
+  ): Promise<void> {
+    this.writes.push(`patch pvc ${name}`);
+    this.claims = this.patchObject(this.claims, "persistentvolumeclaim", name, metadata, resourceVersion);
+  }
+
+  async deleteStatefulSetOrphaning(name: string, uid: string): Promise<void> {
+    this.writes.push(`delete statefulset ${name} orphan`);
+    const sts = this.statefulSets.get(name);
+    if (sts === undefined) return;
+    if (sts.metadata.uid !== uid)
+      throw new PluginError("Conflict", "Error from server (Conflict): precondition failed: UID");
+    this.statefulSets.delete(name);
+    this.onStatefulSetDeleted(name, uid);
+  }
+
+  async createStatefulSet(manifest: Record<string, unknown>): Promise<StatefulSet> {
+    const sts = structuredClone(manifest) as StatefulSet;
+    sts.metadata = { ...sts.metadata, uid: `uid-sts-${sts.metadata.name}`, generation: 1 };
+    this.writes.push(`create statefulset ${sts.metadata.name}`);
+    this.statefulSets.set(sts.metadata.name ?? "", sts);
+    return structuredClone(sts);
+  }
+
+  async patchStatefulSet(name: string, patch: Record<string, unknown>): Promise<void> {
+    this.writes.push(`patch statefulset ${name}`);
+    const sts = this.statefulSets.get(name);
+    if (sts !== undefined) this.statefulSets.set(name, applyMergePatch(sts, patch) as StatefulSet);
+  }
+
+  /** Called after an orphaning delete of a PetSet: stands in for the GC and the StatefulSet controller. */
+  onPetSetDeleted: (name: string) => void = () => {};
+
+  async deletePetSetOrphaning(name: string): Promise<void> {
+    this.writes.push(`delete petset ${name} orphan`);
+    this.petSets.delete(name);
+    this.changed();
+    this.onPetSetDeleted(name);
+  }
+
+  async deleteVersion(name: string): Promise<void> {
+    this.writes.push(`delete psv ${name}`);
+    this.versions = this.versions.filter((v) => v.metadata.name !== name);
+  }
+
+  private patchObject<T extends Pod | Claim>(
+    objects: T[],
+    kind: string,
+    name: string,
+    metadata: Record<string, unknown>,
+    resourceVersion: string,
+  ): T[] {
+    const index = objects.findIndex((o) => o.metadata.name === name);
+    const current = objects[index];
+    if (current === undefined)
+      throw new PluginError("ServerError", `Error from server (NotFound): ${kind} "${name}" not found`);
+    if (current.metadata.resourceVersion !== resourceVersion)
+      throw new PluginError("Conflict", `Error from server (Conflict): ${kind} "${name}" has been modified`);
+    this.rv += 1;
+    const patched = applyMergePatch(current, {
+      metadata: { ...metadata, resourceVersion: String(this.rv) },
+    }) as T;
+    return objects.map((o, i) => (i === index ? patched : o));
   }
 
   private bump(name: string): void {

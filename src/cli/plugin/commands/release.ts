@@ -1,0 +1,164 @@
+import type { PetSet } from "../../../api/index.js";
+import type { CommandContext } from "../context.js";
+import { PluginError } from "../errors.js";
+import { formatTable } from "../format-table.js";
+import { type AdoptSnapshot, comparePods } from "../migrate/adopt-plan.js";
+import { controllerRef, type StatefulSet, statefulSetRef } from "../migrate/objects.js";
+import {
+  ReleaseAnnotations,
+  ReleaseRefusedError,
+  releaseLabels,
+  releasePreflight,
+  releaseSnapshot,
+  statefulSetFor,
+} from "../migrate/release-plan.js";
+import { pollUntil } from "./adopt.js";
+
+export interface ReleaseOptions {
+  readonly timeoutMs: number;
+  readonly pollMs?: number;
+}
+
+/**
+ * `kubectl petset release NAME`: hands a PetSet's pods back to an equivalent apps/v1
+ * StatefulSet without restarting any, the reverse of `adopt`: create the StatefulSet with
+ * updateStrategy OnDelete (it adopts orphans but restarts nothing), orphan-delete the
+ * PetSet, wait for the StatefulSet to own the pods and name its revision, label the pods
+ * with it, restore the update strategy, delete the orphaned versions, verify. Run it again
+ * to resume.
+ */
+export async function releaseCommand(
+  ctx: CommandContext,
+  name: string,
+  options: ReleaseOptions,
+): Promise<number> {
+  const { api, io } = ctx;
+  const deadline = Date.now() + options.timeoutMs;
+  const poll = options.pollMs ?? 1000;
+  let sts = await api.getStatefulSet(name);
+  const petSet = await findPetSet(ctx, name);
+  if (sts !== undefined && sts.metadata.annotations?.[ReleaseAnnotations.releasedFrom] !== `petset/${name}`)
+    throw new ReleaseRefusedError(
+      `statefulset "${name}" already exists and was not made by releasing petset "${name}" (no annotation ${ReleaseAnnotations.releasedFrom})`,
+    );
+  if (petSet === undefined && sts === undefined)
+    throw new PluginError("NotFound", `petset "${name}" not found in namespace "${api.namespace}"`);
+
+  if (petSet !== undefined) {
+    if (sts === undefined) {
+      const pods = await api.listPods();
+      releasePreflight(petSet, pods);
+      sts = await api.createStatefulSet(statefulSetFor(petSet, releaseSnapshot(petSet, pods)));
+      io.stdout.write(`${statefulSetRef(name)} created (updateStrategy OnDelete until it owns the pods)\n`);
+    }
+    await api.deletePetSetOrphaning(name, petSet.metadata.uid ?? "");
+    io.stdout.write(`petset.petset.dev/${name} deleted (propagationPolicy: Orphan)\n`);
+  }
+  if (sts === undefined) throw new PluginError("NotFound", `statefulset "${name}" not found`);
+  const snapshot = parseSnapshot(sts);
+  const petSetUid = snapshot.statefulSetUid;
+
+  const owned = await pollUntil(
+    `${statefulSetRef(name)} to adopt the pods and record its revision`,
+    deadline,
+    poll,
+    async () => {
+      const current = await api.getStatefulSet(name);
+      if (current === undefined)
+        throw new PluginError("NotFound", `statefulset "${name}" was deleted while releasing`);
+      if ((await findPetSet(ctx, name))?.metadata.uid === petSetUid) return undefined;
+      const pods = (await api.listPods()).filter((p) => snapshot.pods[p.metadata.name ?? ""] !== undefined);
+      const revision = current.status?.updateRevision;
+      const adopted = pods.every((p) => controllerRef(p.metadata)?.uid === current.metadata.uid);
+      return adopted && revision !== undefined ? { current, revision, pods } : undefined;
+    },
+  );
+  io.stdout.write(`${statefulSetRef(name)} owns the pods; revision ${owned.revision}\n`);
+
+  for (const pod of owned.pods) {
+    const labels = releaseLabels(pod, owned.revision);
+    if (labels === undefined) continue;
+    await api.patchPodMetadata(pod.metadata.name ?? "", { labels }, pod.metadata.resourceVersion ?? "");
+    io.stdout.write(`pod/${pod.metadata.name} labelled (revision ${owned.revision})\n`);
+  }
+  const strategy = owned.current.metadata.annotations?.[ReleaseAnnotations.updateStrategy];
+  if (strategy !== undefined) {
+    await api.patchStatefulSet(name, {
+      metadata: { annotations: { [ReleaseAnnotations.updateStrategy]: null } },
+      spec: { updateStrategy: { rollingUpdate: null, ...JSON.parse(strategy) } },
+    });
+    io.stdout.write(`${statefulSetRef(name)} updateStrategy restored\n`);
+  }
+  for (const version of await api.listVersions(name))
+    if (controllerRef(version.metadata) === undefined) {
+      await api.deleteVersion(version.metadata.name ?? "", version.metadata.uid ?? "");
+      io.stdout.write(`petsetversion.petset.dev/${version.metadata.name} deleted (orphaned history)\n`);
+    }
+
+  await pollUntil(
+    `${statefulSetRef(name)} to report every pod current and Ready`,
+    deadline,
+    poll,
+    async () => {
+      const current = await api.getStatefulSet(name);
+      const status = current?.status as
+        | {
+            readyReplicas?: number;
+            currentRevision?: string;
+            updateRevision?: string;
+            observedGeneration?: number;
+          }
+        | undefined;
+      const replicas = current?.spec.replicas ?? 1;
+      return status !== undefined &&
+        status.observedGeneration === current?.metadata.generation &&
+        status.currentRevision === status.updateRevision &&
+        status.readyReplicas === replicas
+        ? true
+        : undefined;
+    },
+  );
+  const comparison = comparePods(snapshot, await api.listPods());
+  io.stdout.write(
+    formatTable(
+      ["POD", "UID", "RESTARTS", "RESULT"],
+      comparison.map((c) => [
+        c.name,
+        c.before.uid,
+        `${c.before.restarts} -> ${c.after?.restarts ?? "?"}`,
+        c.unchanged ? "unchanged" : "CHANGED",
+      ]),
+    ),
+  );
+  const changed = comparison.filter((c) => !c.unchanged);
+  if (changed.length > 0) {
+    io.stderr.write(
+      `error: pods replaced or restarted during release: ${changed.map((c) => c.name).join(", ")}\n`,
+    );
+    return 1;
+  }
+  io.stdout.write(`petset.petset.dev/${name} released to ${statefulSetRef(name)}: no pod restarted\n`);
+  return 0;
+}
+
+function parseSnapshot(sts: StatefulSet): AdoptSnapshot {
+  const raw = sts.metadata.annotations?.[ReleaseAnnotations.snapshot];
+  try {
+    const value = JSON.parse(raw ?? "") as AdoptSnapshot;
+    if (typeof value.statefulSetUid === "string" && typeof value.pods === "object") return value;
+  } catch {
+    // reported below
+  }
+  throw new ReleaseRefusedError(
+    `statefulset "${sts.metadata.name}" has no readable annotation ${ReleaseAnnotations.snapshot}`,
+  );
+}
+
+async function findPetSet(ctx: CommandContext, name: string): Promise<PetSet | undefined> {
+  try {
+    return await ctx.api.getPetSet(name);
+  } catch (err) {
+    if (err instanceof PluginError && err.reason === "NotFound") return undefined;
+    throw err;
+  }
+}

@@ -1,0 +1,313 @@
+/**
+ * `kubectl petset adopt statefulset/NAME` against StatefulSets the real StatefulSet controller
+ * runs (test/cluster runs it by default): a 3-pet set with claims, updated once so two
+ * ControllerRevisions exist, is adopted without restarting or replacing a pod or claim; its
+ * history shows the imported versions; an image update afterwards rolls through petset; an
+ * adoption stopped after the PetSet was created resumes when run again.
+ */
+import {
+  AppsV1Api,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Pod,
+  type V1StatefulSet,
+} from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Labels } from "../../src/api/index.js";
+import { kubePetSetApi } from "../../src/cli/plugin/kube-petset-api.js";
+import { connect } from "../../src/cli/plugin/kubeconfig.js";
+import { MigrationAnnotations } from "../../src/cli/plugin/migrate/adopt-plan.js";
+import { runPlugin } from "../../src/cli/plugin/program.js";
+import { systemClock } from "../../src/util/clock.js";
+import { backendFromEnv, eventually } from "../support/cluster.js";
+import {
+  getPetSet,
+  listClaims,
+  listVersions,
+  type RolloutEnv,
+  setImage,
+  startRolloutEnv,
+  TEST_MS,
+  WAIT_MS,
+  waitRolledOut,
+} from "./rollout-support.js";
+
+const embedded = backendFromEnv() === "embedded";
+const mergePatch = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+let env: RolloutEnv;
+let apps: AppsV1Api;
+
+beforeAll(async () => {
+  if (embedded) return;
+  env = await startRolloutEnv("adopt");
+  apps = env.cluster.kubeConfig.makeApiClient(AppsV1Api);
+}, TEST_MS);
+
+afterAll(async () => {
+  await env?.stop();
+});
+
+function statefulSet(name: string, image: string, whenDeleted = "Retain"): V1StatefulSet {
+  return {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: { name },
+    spec: {
+      replicas: 3,
+      serviceName: name,
+      persistentVolumeClaimRetentionPolicy: { whenDeleted, whenScaled: "Retain" },
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          containers: [{ name: "app", image, volumeMounts: [{ name: "data", mountPath: "/data" }] }],
+        },
+      },
+      volumeClaimTemplates: [
+        {
+          metadata: { name: "data" },
+          spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } },
+        },
+      ],
+    },
+  };
+}
+
+/** `kubectl petset ARGS -n NS` in-process, against the cluster, through the real PetSetApi. */
+async function petset(...args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await runPlugin([...args, "-n", env.namespace, "--kubeconfig", env.cluster.kubeconfigPath], {
+    io: {
+      stdout: { write: (s) => void out.push(s), isTTY: false },
+      stderr: { write: (s) => void err.push(s), isTTY: false },
+    },
+    clock: systemClock,
+    connect: (flags) => kubePetSetApi(connect(flags)),
+  });
+  return { code, stdout: out.join(""), stderr: err.join("") };
+}
+
+async function setPods(name: string): Promise<V1Pod[]> {
+  const list = await env.core.listNamespacedPod({ namespace: env.namespace, labelSelector: `app=${name}` });
+  return list.items.sort((a, b) => (a.metadata?.name ?? "").localeCompare(b.metadata?.name ?? ""));
+}
+
+const restarts = (pod: V1Pod) =>
+  (pod.status?.containerStatuses ?? []).reduce((sum, s) => sum + s.restartCount, 0);
+const identity = (pods: V1Pod[]) =>
+  pods.map((p) => `${p.metadata?.name} ${p.metadata?.uid} restarts=${restarts(p)}`);
+
+/** A StatefulSet at its second revision, every pod on it and Ready. */
+async function runningStatefulSet(name: string, whenDeleted = "Retain"): Promise<void> {
+  await apps.createNamespacedStatefulSet({
+    namespace: env.namespace,
+    body: statefulSet(name, "registry.k8s.io/pause:3.9", whenDeleted),
+  });
+  await waitStatefulSetRolledOut(name, 1);
+  await apps.patchNamespacedStatefulSet({
+    namespace: env.namespace,
+    name,
+    body: [
+      { op: "replace", path: "/spec/template/spec/containers/0/image", value: "registry.k8s.io/pause:3.10" },
+    ],
+  });
+  await waitStatefulSetRolledOut(name, 2);
+}
+
+async function waitStatefulSetRolledOut(name: string, revisions: number): Promise<void> {
+  await eventually(
+    `statefulset ${name} at revision ${revisions} with 3 Ready pods`,
+    async () => {
+      const sts = await apps.readNamespacedStatefulSet({ namespace: env.namespace, name });
+      const history = await apps.listNamespacedControllerRevision({
+        namespace: env.namespace,
+        labelSelector: `app=${name}`,
+      });
+      const pods = await setPods(name);
+      const ok =
+        sts.status?.observedGeneration === sts.metadata?.generation &&
+        sts.status?.updateRevision === sts.status?.currentRevision &&
+        sts.status?.readyReplicas === 3 &&
+        history.items.length === revisions &&
+        pods.length === 3 &&
+        pods.every((p) => p.metadata?.labels?.["controller-revision-hash"] === sts.status?.updateRevision);
+      return ok ? true : undefined;
+    },
+    WAIT_MS,
+    500,
+  );
+}
+
+const claimUids = async (name: string) =>
+  (await listClaims(env))
+    .filter((c) => c.metadata?.name?.startsWith(`data-${name}-`))
+    .map((c) => `${c.metadata?.name} ${c.metadata?.uid}`)
+    .sort();
+
+describe.skipIf(embedded)(
+  "kubectl petset adopt statefulset (real backend only: the embedded API server has no apps/v1 StatefulSets or ControllerRevisions)",
+  () => {
+    it(
+      "adopts a 3-pet StatefulSet with two revisions without a restart, then rolls an update through petset",
+      async () => {
+        await runningStatefulSet("web");
+        const podsBefore = identity(await setPods("web"));
+        const claimsBefore = await claimUids("web");
+
+        const dry = await petset("adopt", "statefulset/web", "--dry-run");
+        expect(dry.stderr).toBe("");
+        expect(dry.stdout).toMatch(/web-v1 .* to create/);
+        expect(dry.stdout).toMatch(/web-v2 .* to create/);
+        expect(await listVersions(env, "web")).toEqual([]);
+
+        const result = await petset("adopt", "statefulset/web", "--timeout", "3m");
+        expect(result.stderr).toBe("");
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain("no pod restarted");
+
+        expect(identity(await setPods("web"))).toEqual(podsBefore);
+        expect(await claimUids("web")).toEqual(claimsBefore);
+        const ps = await getPetSet(env, "web");
+        for (const pod of await setPods("web"))
+          expect(pod.metadata?.ownerReferences?.find((r) => r.controller)?.uid).toBe(ps.metadata.uid);
+        const versions = await listVersions(env, "web");
+        expect(versions.map((v) => v.metadata.name)).toEqual(["web-v1", "web-v2"]);
+        const psv = await env.cluster.kubectl([
+          "get",
+          "psv",
+          "-n",
+          env.namespace,
+          "-l",
+          `${Labels.petSet}=web`,
+        ]);
+        expect(psv.stdout).toMatch(/web-v1\s+web\s+1/);
+        expect(psv.stdout).toMatch(/web-v2\s+web\s+2/);
+        await waitRolledOut(env, "web", 2);
+
+        await setImage(env, "web", "registry.k8s.io/pause:3.11");
+        await waitRolledOut(env, "web", 3, TEST_MS / 2);
+        expect((await listVersions(env, "web")).map((v) => v.spec.version)).toEqual([1, 2, 3]);
+      },
+      TEST_MS * 2,
+    );
+
+    it(
+      "resumes an adoption interrupted after the PetSet was created; claims with whenDeleted: Delete pass to the PetSet",
+      async () => {
+        await runningStatefulSet("db", "Delete");
+        const claimsBefore = await claimUids("db");
+        const podsBefore = identity(await setPods("db"));
+
+        const first = await petset("adopt", "statefulset/db", "--stop-after", "petset");
+        expect(first.code).toBe(0);
+        expect(first.stderr).toContain('stopped after step "petset"');
+        const ps = await getPetSet(env, "db");
+        expect(ps.metadata.annotations?.[MigrationAnnotations.adoptedFrom]).toBe("statefulset/db");
+        expect(await apps.readNamespacedStatefulSet({ namespace: env.namespace, name: "db" })).toBeDefined();
+
+        const again = await petset("adopt", "statefulset/db", "--timeout", "3m");
+        expect(again.stderr).toBe("");
+        expect(again.code).toBe(0);
+        expect(again.stdout).toContain('resuming the adoption into petset "db"');
+        expect(again.stdout).toContain("no pod restarted");
+        expect(identity(await setPods("db"))).toEqual(podsBefore);
+        expect(await claimUids("db")).toEqual(claimsBefore);
+        const claims = (await listClaims(env)).filter((c) => c.metadata?.name?.startsWith("data-db-"));
+        for (const claim of claims)
+          expect(claim.metadata?.ownerReferences?.find((r) => r.controller)?.uid).toBe(ps.metadata.uid);
+        await waitRolledOut(env, "db", 2);
+      },
+      TEST_MS * 2,
+    );
+
+    it(
+      "adopts mid-rollout (partition: two revisions live): pods keep their versions, then petset finishes the rollout",
+      async () => {
+        const body = statefulSet("cache", "registry.k8s.io/pause:3.9");
+        if (body.spec) body.spec.updateStrategy = { type: "RollingUpdate", rollingUpdate: { partition: 2 } };
+        await apps.createNamespacedStatefulSet({ namespace: env.namespace, body });
+        await waitStatefulSetRolledOut("cache", 1);
+        await apps.patchNamespacedStatefulSet({
+          namespace: env.namespace,
+          name: "cache",
+          body: [
+            {
+              op: "replace",
+              path: "/spec/template/spec/containers/0/image",
+              value: "registry.k8s.io/pause:3.10",
+            },
+          ],
+        });
+        await eventually(
+          "cache-2 on the second revision, cache-0 and cache-1 on the first",
+          async () => {
+            const sts = await apps.readNamespacedStatefulSet({ namespace: env.namespace, name: "cache" });
+            const pods = await setPods("cache");
+            const revisions = pods.map((p) => p.metadata?.labels?.["controller-revision-hash"]);
+            const ok =
+              sts.status?.updatedReplicas === 1 &&
+              sts.status?.readyReplicas === 3 &&
+              pods.every((p) =>
+                p.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
+              ) &&
+              revisions[2] === sts.status?.updateRevision &&
+              revisions[0] === sts.status?.currentRevision &&
+              revisions[1] === sts.status?.currentRevision;
+            return ok ? true : undefined;
+          },
+          WAIT_MS,
+          500,
+        );
+        const podsBefore = identity(await setPods("cache"));
+
+        const result = await petset("adopt", "statefulset/cache", "--timeout", "3m");
+        expect(result.stderr).toBe("");
+        expect(result.code).toBe(0);
+        expect(identity(await setPods("cache"))).toEqual(podsBefore);
+        expect((await setPods("cache")).map((p) => p.metadata?.labels?.[Labels.version])).toEqual([
+          "1",
+          "1",
+          "2",
+        ]);
+
+        await env.custom.patchNamespacedCustomObject(
+          {
+            group: "petset.dev",
+            version: "v1alpha1",
+            plural: "petsets",
+            namespace: env.namespace,
+            name: "cache",
+            body: { spec: { updateStrategy: { rollingUpdate: { partition: 0 } } } },
+          },
+          mergePatch,
+        );
+        await waitRolledOut(env, "cache", 2, TEST_MS / 2);
+        expect((await listVersions(env, "cache")).map((v) => v.spec.version)).toEqual([1, 2]);
+      },
+      TEST_MS * 2,
+    );
+
+    it(
+      "releases the adopted PetSet back to a StatefulSet without a restart",
+      async () => {
+        await waitRolledOut(env, "web", 3);
+        const podsBefore = identity(await setPods("web"));
+        const result = await petset("release", "web", "--timeout", "3m");
+        expect(result.stderr).toBe("");
+        expect(result.code).toBe(0);
+        expect(result.stdout).toContain("released to statefulset.apps/web: no pod restarted");
+        expect(identity(await setPods("web"))).toEqual(podsBefore);
+        const sts = await apps.readNamespacedStatefulSet({ namespace: env.namespace, name: "web" });
+        expect(sts.spec?.updateStrategy?.type).toBe("RollingUpdate");
+        for (const pod of await setPods("web")) {
+          expect(pod.metadata?.ownerReferences?.find((r) => r.controller)?.uid).toBe(sts.metadata?.uid);
+          expect(pod.metadata?.labels?.["controller-revision-hash"]).toBe(sts.status?.updateRevision);
+          expect(pod.metadata?.labels?.[Labels.petSet]).toBeUndefined();
+        }
+        expect(await listVersions(env, "web")).toEqual([]);
+      },
+      TEST_MS,
+    );
+  },
+);
