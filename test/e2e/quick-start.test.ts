@@ -78,6 +78,17 @@ describe.skipIf(backendFromEnv() !== "embedded")("petset dev: the first five min
       return r.code === 0 && /^1\s/m.test(r.stdout) ? r.stdout : undefined;
     });
     expect(history).toMatch(/^1\s+(current,update|update)\s+1\s+\S+\s+petset-dev\s+<none>/m);
+
+    // The audit trail, from the versions' own records: who made version 1, and that it rolled out.
+    const timeline = await eventually("version 1 fully rolled out in the timeline", async () => {
+      const r = await shell(`${exports.join("\n")}\nkubectl petset history web --timeline -o json`);
+      if (r.code !== 0) return undefined;
+      const entries = JSON.parse(r.stdout) as { version: number; what: string; detail: string }[];
+      return entries.some((e) => e.version === 1 && e.what === "fullyRolledOut") ? entries : undefined;
+    });
+    expect(timeline[0]).toMatchObject({ version: 1, what: "created" });
+    expect(timeline[0]?.detail).toMatch(/^by petset-dev/);
+    expect(timeline.map((e) => e.what)).toEqual(expect.arrayContaining(["observed", "becameCurrent"]));
   });
 
   it("a second petset dev in the same folder refuses to take over the first one's kubeconfig", async () => {

@@ -103,16 +103,27 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
         "kubectl petset history web -o wide",
         "kubectl petset history web --version 3",
         "kubectl petset history web --version 3 -o yaml",
+        "kubectl petset history web --timeline          # who changed what, what happened to each version",
+        "kubectl petset history web --timeline -o json",
       ]),
     )
-    .description("List the versions of a PetSet, or describe one with --version")
+    .description("List the versions of a PetSet, describe one with --version, or show the --timeline")
     .argument("<name>", "PetSet name")
     .option("--version <n>", "describe this version (3, v3 or web-v3)")
+    .option("--timeline", "every recorded moment of every version, oldest first (from the versions' status)")
     .addOption(outputOption(["table", "wide", "yaml", "json"], "table"))
-    .action(async (name: string, o: ConnectionFlags & { version?: string; output: HistoryFormat }) =>
-      run(o, (ctx) =>
-        historyCommand(ctx, name, { output: o.output, ...(o.version ? { version: o.version } : {}) }),
-      ),
+    .action(
+      async (
+        name: string,
+        o: ConnectionFlags & { version?: string; timeline?: boolean; output: HistoryFormat },
+      ) =>
+        run(o, (ctx) =>
+          historyCommand(ctx, name, {
+            output: o.output,
+            ...(o.version ? { version: o.version } : {}),
+            ...(o.timeline ? { timeline: true } : {}),
+          }),
+        ),
     );
 
   connectionOptions(program.command("diff"))

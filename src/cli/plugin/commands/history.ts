@@ -1,7 +1,10 @@
+import { stringify } from "yaml";
 import { Labels } from "../../../api/index.js";
 import type { CommandContext } from "../context.js";
+import { PluginError } from "../errors.js";
 import { historyTable } from "../format-history.js";
 import { formatObjects } from "../format-object.js";
+import { timelineOf, timelineTable } from "../format-timeline.js";
 import { describeVersion } from "../format-version.js";
 import { findVersion, parseVersionRef, versionsOf } from "../version-select.js";
 
@@ -11,9 +14,11 @@ export interface HistoryOptions {
   /** `--version`: describe this version instead of listing them all. */
   readonly version?: string;
   readonly output: HistoryFormat;
+  /** `--timeline`: every recorded moment of every version instead of the list. */
+  readonly timeline?: boolean;
 }
 
-/** `kubectl petset history NAME [--version N] [-o table|wide|yaml|json]`. */
+/** `kubectl petset history NAME [--version N | --timeline] [-o table|wide|yaml|json]`. */
 export async function historyCommand(
   ctx: CommandContext,
   name: string,
@@ -23,6 +28,17 @@ export async function historyCommand(
   const petSet = await api.getPetSet(name);
   const [allVersions, pods] = await Promise.all([api.listVersions(name), api.podsByVersion(name)]);
   const versions = versionsOf(petSet, allVersions);
+  if (options.timeline) {
+    if (options.version !== undefined)
+      throw new PluginError("BadRequest", "--timeline and --version cannot be used together: pick one");
+    const entries = timelineOf(versions);
+    if (options.output === "yaml" || options.output === "json")
+      io.stdout.write(
+        options.output === "json" ? `${JSON.stringify(entries, null, 2)}\n` : stringify(entries),
+      );
+    else io.stdout.write(timelineTable(entries));
+    return 0;
+  }
   if (options.version !== undefined) {
     const version = findVersion(petSet, versions, parseVersionRef(options.version, name, "--version"));
     if (options.output === "yaml" || options.output === "json")
