@@ -70,6 +70,9 @@ describe("bash completion of kubectl-petset", () => {
       "status",
       "set",
       "completion",
+      "adopt",
+      "release",
+      "convert",
     ]);
     expect(await bashComplete("kubectl-petset st")).toEqual(["status"]);
     expect(await bashComplete("kubectl-petset set i")).toEqual(["image"]);
