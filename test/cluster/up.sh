@@ -281,8 +281,36 @@ apply_manifests() {
     # A CRD created a moment ago may have no status.conditions yet, which kubectl wait
     # reports as an error rather than waiting: poll instead.
     wait_for kube-apiserver "CRDs Established" crds_established
+    gc_probe
   fi
   echo "${manifests_fingerprint}" >"${state_dir}/manifests-fingerprint"
+}
+
+# kube-controller-manager's garbage collector learns new kinds by re-reading discovery (every
+# 30 s): until then it can neither orphan nor delete their dependents, and a test of
+# --cascade=orphan right after a fresh start races it (the dependents are deleted later as
+# dangling). Probe: a PetSet deleted with --cascade=orphan keeps the orphan finalizer until
+# the garbage collector knows the kind.
+gc_probe_gone() { ! kubectl_admin -n default get petset petset-gc-probe >/dev/null 2>&1; }
+gc_probe() {
+  kubectl_admin get crd petsets.petset.dev >/dev/null 2>&1 || return 0
+  kubectl_admin -n default apply -f - >/dev/null <<'PROBE'
+apiVersion: petset.dev/v1alpha1
+kind: PetSet
+metadata:
+  name: petset-gc-probe
+spec:
+  replicas: 0
+  selector:
+    matchLabels: {app: petset-gc-probe}
+  template:
+    metadata:
+      labels: {app: petset-gc-probe}
+    spec:
+      containers: [{name: probe, image: probe}]
+PROBE
+  kubectl_admin -n default delete petset petset-gc-probe --cascade=orphan --wait=false >/dev/null
+  wait_for kube-controller-manager "garbage collector knows the CRDs" gc_probe_gone
 }
 
 # ---------------------------------------------------------------- main
