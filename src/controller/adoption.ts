@@ -106,52 +106,57 @@ export async function reconcileOwnership(
   const target = petSetTarget(petSet);
   const setName = petSet.metadata.name ?? "";
   let changed = false;
+  /** One ownerReferences write (expectation first), then its Event. */
+  const write = async (
+    resource: "pods" | "persistentvolumeclaims",
+    change: OwnerRefChange,
+    reason: string,
+    message: string,
+  ) => {
+    expectChange(deps, resource, change);
+    const control = resource === "pods" ? deps.pods : deps.claims;
+    await control.setOwnerReferences(namespace, ...args(change));
+    await deps.events.record(target, { type: "Normal", reason, message });
+    changed = true;
+  };
+  const { released, adopted } = OwnershipEventReasons;
 
   for (const change of decision.releasePods) {
-    expectChange(deps, "pods", change);
-    await deps.pods.setOwnerReferences(namespace, ...args(change));
-    await deps.events.record(target, {
-      type: "Normal",
-      reason: OwnershipEventReasons.released,
-      message:
-        petOrdinal(setName, change.name) === undefined
-          ? `Released pod ${change.name}: its name is not a pet's of PetSet ${setName} (${setName}-<ordinal>)`
-          : `Released pod ${change.name}: its labels no longer match spec.selector of PetSet ${setName}`,
-    });
-    changed = true;
+    await write(
+      "pods",
+      change,
+      released,
+      petOrdinal(setName, change.name) === undefined
+        ? `Released pod ${change.name}: its name is not a pet's of PetSet ${setName} (${setName}-<ordinal>)`
+        : `Released pod ${change.name}: its labels no longer match spec.selector of PetSet ${setName}`,
+    );
   }
   for (const change of decision.releaseClaims) {
-    expectChange(deps, "persistentvolumeclaims", change);
-    await deps.claims.setOwnerReferences(namespace, ...args(change));
-    await deps.events.record(target, {
-      type: "Normal",
-      reason: OwnershipEventReasons.released,
-      message: `Released claim ${change.name}: spec.persistentVolumeClaimRetentionPolicy.whenDeleted is Retain`,
-    });
-    changed = true;
+    await write(
+      "persistentvolumeclaims",
+      change,
+      released,
+      `Released claim ${change.name}: spec.persistentVolumeClaimRetentionPolicy.whenDeleted is Retain`,
+    );
   }
   const wantsAdoption = decision.adoptPods.length + decision.adoptClaims.length > 0;
   const refused = wantsAdoption && !(await canAdopt(deps, petSet));
   if (wantsAdoption && !refused) {
     for (const change of decision.adoptPods) {
-      expectChange(deps, "pods", change);
-      await deps.pods.setOwnerReferences(namespace, ...args(change));
-      await deps.events.record(target, {
-        type: "Normal",
-        reason: OwnershipEventReasons.adopted,
-        message: `Adopted pod ${change.name}: it had no controller and matches spec.selector`,
-      });
-      changed = true;
+      await write(
+        "pods",
+        change,
+        adopted,
+        `Adopted pod ${change.name}: it had no controller and matches spec.selector`,
+      );
     }
     for (const change of decision.adoptClaims) {
-      expectChange(deps, "persistentvolumeclaims", change);
-      await deps.claims.setOwnerReferences(namespace, ...args(change));
-      await deps.events.record(target, {
-        type: "Normal",
-        reason: OwnershipEventReasons.adopted,
-        message: `Adopted claim ${change.name}: it had no controller and spec.persistentVolumeClaimRetentionPolicy.whenDeleted is Delete`,
-      });
-      changed = true;
+      await write(
+        "persistentvolumeclaims",
+        change,
+        adopted,
+        `Adopted claim ${change.name}: it had no controller and spec.persistentVolumeClaimRetentionPolicy.whenDeleted is Delete`,
+      );
     }
   }
 

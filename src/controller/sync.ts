@@ -31,6 +31,7 @@ import {
   canAdopt,
   hiddenPodConflict,
   type OwnershipOutcome,
+  petSetTarget,
   reconcileOwnership,
   withConflicts,
 } from "./adoption.js";
@@ -45,13 +46,7 @@ import {
 import type { ClaimControl } from "./claim-control.js";
 import type { EventRecorder, EventTarget, RecordedEvent } from "./event-recorder.js";
 import { executeSteps, StaleViewError, StepError } from "./executor.js";
-import {
-  type CacheLookup,
-  describeExpectation,
-  type Expectation,
-  type ExpectationStore,
-  type ExpectedResource,
-} from "./expectations.js";
+import type { Expectation, ExpectationStore } from "./expectations.js";
 import type { ControllerCaches } from "./informers.js";
 import type { ControllerMetrics } from "./metrics.js";
 import type { PetSetReader, PetSetWriter, StatusUpdater, VersionControl } from "./petset-client.js";
@@ -59,6 +54,7 @@ import { claimViewFromV1, planRollout, podViewFromV1Pod } from "./planner/index.
 import type { PodControl } from "./pod-control.js";
 import { forgetPetSetGauges, updatePetSetGauges } from "./pod-gauges.js";
 import { canonicalStatus, withCondition } from "./status-compare.js";
+import { awaitExpectations } from "./sync-expectations.js";
 
 export interface SyncContext {
   caches: ControllerCaches;
@@ -113,51 +109,6 @@ export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncRes
     // History GC reads the same caches: only once they show this sync's writes, too.
     if (awaitExpectations(ctx, key, namespace) === undefined) await collectHistory(ctx, petSet);
   }
-}
-
-/** Fallback wake-up while waiting for the caches (an informer event normally comes first). */
-const EXPECTATIONS_POLL_MS = 1_000;
-
-/**
- * Undefined when the caches show every write earlier syncs of `key` made; else the result
- * that makes the queue look again. Expectations that time out are dropped with a warning.
- */
-function awaitExpectations(ctx: SyncContext, key: string, namespace: string): SyncResult | undefined {
-  const now = ctx.clock.now();
-  const check = ctx.expectations.check(key, cacheLookup(ctx, namespace), now);
-  for (const e of check.expired) {
-    ctx.metrics.expectationsExpired.inc();
-    ctx.logger.warn(
-      { petSet: key, expected: describeExpectation(e) },
-      "the cache did not show a write of this controller in time; planning anyway",
-    );
-  }
-  if (check.pending.length === 0) return undefined;
-  ctx.metrics.expectationWaits.inc();
-  ctx.logger.debug(
-    { petSet: key, waitingFor: check.pending.map(describeExpectation) },
-    "waiting for the caches to show earlier writes",
-  );
-  const untilExpiry = (check.expiresAt ?? now) - now;
-  return { requeueAfterMs: Math.max(1, Math.min(EXPECTATIONS_POLL_MS, untilExpiry)) };
-}
-
-function cacheLookup(ctx: SyncContext, namespace: string): CacheLookup {
-  const caches: Record<ExpectedResource, { get(name: string, ns?: string): KubernetesObject | undefined }> = {
-    pods: ctx.caches.pods,
-    persistentvolumeclaims: ctx.caches.claims,
-    petsetversions: ctx.caches.versions,
-    petsets: ctx.caches.petSets,
-  };
-  return (resource, name) => {
-    const obj = caches[resource].get(name, namespace);
-    if (obj === undefined) return undefined;
-    return {
-      uid: obj.metadata?.uid ?? "",
-      resourceVersion: obj.metadata?.resourceVersion ?? "",
-      terminating: obj.metadata?.deletionTimestamp !== undefined && obj.metadata.deletionTimestamp !== null,
-    };
-  };
 }
 
 /**
@@ -434,16 +385,6 @@ async function reportRefusal(ctx: SyncContext, raw: KubernetesObject, message: s
     { type: "Warning", reason: "InvalidSpec", message },
   );
   ctx.logger.warn({ petSet: `${ns}/${name}`, message }, "invalid PetSet");
-}
-
-function petSetTarget(petSet: PetSet): EventTarget {
-  return {
-    apiVersion: API_VERSION,
-    kind: PETSET_KIND,
-    namespace: petSet.metadata.namespace ?? "default",
-    name: petSet.metadata.name ?? "",
-    uid: petSet.metadata.uid,
-  };
 }
 
 function podTarget(namespace: string, name: string): EventTarget {

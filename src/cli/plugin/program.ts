@@ -1,9 +1,6 @@
 import { Argument, Command, CommanderError, InvalidArgumentError, Option } from "commander";
-import { ADOPT_STEPS, type AdoptStep, adoptCommand } from "./commands/adopt.js";
-import { type ConvertFormat, convertCommand } from "./commands/convert.js";
 import { diffCommand } from "./commands/diff.js";
 import { type HistoryFormat, historyCommand } from "./commands/history.js";
-import { releaseCommand } from "./commands/release.js";
 import { type DryRun, rollbackCommand } from "./commands/rollback.js";
 import { setEnvCommand } from "./commands/set-env.js";
 import { setImageCommand } from "./commands/set-image.js";
@@ -17,6 +14,8 @@ import { parseDuration } from "./duration.js";
 import { PluginError } from "./errors.js";
 import type { ColorMode } from "./format-diff.js";
 import type { ConnectionFlags } from "./kubeconfig.js";
+import { addMigrationCommands } from "./migration-commands.js";
+import { connectionOptions, examples, outputOption } from "./program-options.js";
 
 /** How long `rollback` waits for the controller to record the new version by default. */
 export const DEFAULT_ROLLBACK_WAIT = "30s";
@@ -74,7 +73,7 @@ async function withPetSetNames(completion: Completion, deps: PluginDeps): Promis
   }
 }
 
-type Run = (ctx: CommandContext) => Promise<number>;
+export type Run = (ctx: CommandContext) => Promise<number>;
 
 function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Command {
   const { io } = deps;
@@ -313,88 +312,6 @@ function dryRunOption(): Option {
     .choices(["none", "client", "server"])
     .preset("client")
     .default("none");
-}
-
-// ---- migration from StatefulSets: adopt, convert (docs/migration.md) ----
-
-/** How long `adopt` waits for the garbage collector and the controller by default. */
-export const DEFAULT_ADOPT_WAIT = "5m";
-
-function addMigrationCommands(
-  program: Command,
-  run: (flags: ConnectionFlags, body: Run) => Promise<void>,
-  deps: PluginDeps,
-): void {
-  connectionOptions(program.command("adopt"))
-    .addHelpText(
-      "after",
-      examples([
-        "kubectl petset adopt statefulset/web --dry-run   # print the plan, change nothing",
-        "kubectl petset adopt statefulset/web             # run again to resume an interrupted adoption",
-      ]),
-    )
-    .description("Hand a StatefulSet's pods to a new PetSet of the same name, restarting none")
-    .argument("<statefulset/NAME>", "the StatefulSet to adopt")
-    .option("--dry-run", "print the plan (versions to import, pods to relabel) and change nothing", false)
-    .option(
-      "--timeout <duration>",
-      "how long to wait for the garbage collector and the controller",
-      DEFAULT_ADOPT_WAIT,
-    )
-    .addOption(new Option("--stop-after <step>", "stop after a step (tests)").choices(ADOPT_STEPS).hideHelp())
-    .action(
-      async (
-        target: string,
-        o: ConnectionFlags & { dryRun: boolean; timeout: string; stopAfter?: AdoptStep },
-      ) =>
-        run(o, (ctx) =>
-          adoptCommand(ctx, target, {
-            dryRun: o.dryRun,
-            timeoutMs: parseDuration(o.timeout, "--timeout"),
-            ...(o.stopAfter !== undefined ? { stopAfter: o.stopAfter } : {}),
-          }),
-        ),
-    );
-
-  connectionOptions(program.command("release"))
-    .addHelpText("after", examples(["kubectl petset release web   # run again to resume"]))
-    .description("Hand a PetSet's pods back to an equivalent StatefulSet, restarting none")
-    .argument("<name>", "PetSet name")
-    .option("--timeout <duration>", "how long to wait for the StatefulSet controller", DEFAULT_ADOPT_WAIT)
-    .action(async (name: string, o: ConnectionFlags & { timeout: string }) =>
-      run(o, (ctx) => releaseCommand(ctx, name, { timeoutMs: parseDuration(o.timeout, "--timeout") })),
-    );
-
-  program
-    .command("convert")
-    .addHelpText(
-      "after",
-      examples([
-        "kubectl petset convert -f sts.yaml > petset.yaml",
-        "kubectl get sts web -o yaml | kubectl petset convert -f -",
-      ]),
-    )
-    .description("Print the PetSet manifest of a StatefulSet manifest (for Git); needs no cluster")
-    .requiredOption("-f, --filename <file>", "StatefulSet manifest, YAML or JSON; - for stdin")
-    .addOption(outputOption(["yaml", "json"], "yaml"))
-    .action(async (o: { filename: string; output: ConvertFormat }) => {
-      await convertCommand(deps.io, o.filename, { output: o.output });
-    });
-}
-
-function examples(lines: readonly string[]): string {
-  return `\nExamples:\n${lines.map((l) => `  ${l}`).join("\n")}\n`;
-}
-
-function connectionOptions(command: Command): Command {
-  return command
-    .option("-n, --namespace <namespace>", "namespace of the PetSet (default: the context's, else default)")
-    .option("--kubeconfig <path>", "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config)")
-    .option("--context <name>", "kubeconfig context to use");
-}
-
-function outputOption(formats: readonly string[], fallback: string): Option {
-  return new Option("-o, --output <format>", "output format").choices(formats).default(fallback);
 }
 
 function parseBool(value: string): boolean {
