@@ -32,9 +32,11 @@ run: $(BUILD_STAMP) ## run the controller on the embedded API server with exampl
 	node dist/src/cli/petset.js dev --apply examples/ --log-level warn
 
 test: lint build ## every test: unit, then integration + e2e on the embedded server, then on a real kube-apiserver
-	node test/support/run-suite.mjs unit
-	PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration
-	$(MAKE) test-real
+	@rm -f .cache/test-failures.txt
+	rc=0; node test/support/run-suite.mjs unit || rc=$$?; \
+	PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration || rc=$$?; \
+	$(MAKE) test-real || rc=$$?; \
+	if [ -s .cache/test-failures.txt ]; then echo "---- failed tests"; cat .cache/test-failures.txt; fi; exit $$rc
 
 test-unit: $(NODE_STAMP) ## unit tests only
 	node test/support/run-suite.mjs unit

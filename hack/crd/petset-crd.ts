@@ -12,6 +12,7 @@ import {
   UpdateStrategyTypes,
   VERSION,
 } from "../../src/api/index.js";
+import { hookRecordsSchema, lifecycleSchema } from "./lifecycle-schema.js";
 import { withoutListItemDefaults } from "./list-defaults.js";
 import { maxUnavailableNotZero, selectorImmutable, selectorMatchesTemplate } from "./rules.js";
 import type { Schema, StructuralConverter } from "./structural.js";
@@ -181,6 +182,7 @@ function specSchema(k8s: StructuralConverter): Schema {
           ),
         },
       },
+      lifecycle: lifecycleSchema(),
     },
   };
 }
@@ -214,6 +216,9 @@ function statusSchema(k8s: StructuralConverter): Schema {
         "x-kubernetes-list-type": "map",
         "x-kubernetes-list-map-keys": ["type"],
       },
+      hooks: hookRecordsSchema(
+        "Hooks running or failed now; finished runs are recorded on the PetSetVersions.",
+      ),
     },
   };
 }

@@ -7,6 +7,7 @@ import {
   VERSION_SHORT_NAMES,
   VERSION_SINGULAR,
 } from "../../src/api/index.js";
+import { hookRecordsSchema } from "./lifecycle-schema.js";
 import { withoutListItemDefaults } from "./list-defaults.js";
 import { versionSpecImmutable } from "./rules.js";
 import type { Schema, StructuralConverter } from "./structural.js";
@@ -39,6 +40,9 @@ function statusSchema(): Schema {
         description: "The version that superseded it.",
       },
       rolledBackAt: time("autoRollback gave this version up and rolled back to lastCompleteVersion."),
+      hooks: hookRecordsSchema(
+        "Hook runs that moved pets to this version (preScaleDown: of pods at it), latest state of each: the audit trail of kubectl petset history.",
+      ),
     },
   };
 }

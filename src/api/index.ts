@@ -1,4 +1,5 @@
 export * from "./defaults.js";
+export * from "./lifecycle.js";
 export * from "./meta.js";
 export * from "./names.js";
 export * from "./petset.js";

@@ -30,6 +30,8 @@ export const Annotations = {
   targetVersion: "petset.dev/target-version",
   changeCause: "kubernetes.io/change-cause",
   restartedAt: "petset.dev/restartedAt",
+  /** The version whose content the pod's containers started with (set on create and in-place update, not on relabel). */
+  startedVersion: "petset.dev/started-version",
 } as const;
 
 export const EnvVars = {
@@ -54,6 +56,8 @@ export const ProgressingReasons = {
   progressDeadlineExceeded: "ProgressDeadlineExceeded",
   rolledBack: "RolledBack",
   invalidSpec: "InvalidSpec",
+  /** A hook failed for good with failurePolicy Pause: the rollout or scale-down waits. */
+  hookFailed: "HookFailed",
 } as const;
 export type ProgressingReason = (typeof ProgressingReasons)[keyof typeof ProgressingReasons];
 

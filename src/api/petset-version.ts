@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { HookRecordSchema } from "./lifecycle.js";
 import { ClaimTemplateSchema, ObjectMetaSchema, PodTemplateSchema } from "./meta.js";
 import { API_VERSION, VERSION_KIND } from "./names.js";
 
@@ -54,6 +55,8 @@ export const PetSetVersionStatusSchema = z.object({
   supersededBy: z.number().int().min(1).optional(),
   /** autoRollback gave this version up and rolled back to lastCompleteVersion. */
   rolledBackAt: Time.optional(),
+  /** Hook runs that move pets to this version (preScaleDown: of pods at it), latest state. */
+  hooks: z.array(HookRecordSchema).optional(),
 });
 export type PetSetVersionStatus = z.infer<typeof PetSetVersionStatusSchema>;
 

@@ -6,6 +6,7 @@ import {
   RetentionPolicies,
   UpdateStrategyTypes,
 } from "./defaults.js";
+import { HookRecordSchema, LifecycleSchema } from "./lifecycle.js";
 import {
   ClaimTemplateSchema,
   ConditionSchema,
@@ -54,6 +55,8 @@ export const PetSetSpecSchema = z.object({
   progressDeadlineSeconds: z.number().int().min(1).default(D.progressDeadlineSeconds),
   autoRollback: z.boolean().default(D.autoRollback),
   persistentVolumeClaimRetentionPolicy: RetentionPolicySchema.prefault({}),
+  /** Hooks the controller runs around rollouts and scale-down (docs/hooks.md). */
+  lifecycle: LifecycleSchema.optional(),
 });
 export type PetSetSpec = z.infer<typeof PetSetSpecSchema>;
 export type PetSetSpecInput = z.input<typeof PetSetSpecSchema>;
@@ -73,6 +76,8 @@ export const PetSetStatusSchema = z.object({
   ready: z.string().optional(),
   selector: z.string().optional(),
   conditions: z.array(ConditionSchema).default([]),
+  /** Hooks running or failed now (derived from the versions' records). */
+  hooks: z.array(HookRecordSchema).optional(),
 });
 export type PetSetStatus = z.infer<typeof PetSetStatusSchema>;
 

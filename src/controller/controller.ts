@@ -15,6 +15,7 @@ import type { Logger } from "../util/logger.js";
 import { createClaimControl } from "./claim-control.js";
 import { createEventRecorder } from "./event-recorder.js";
 import { ExpectationStore } from "./expectations.js";
+import { HookRunner } from "./hooks/runner.js";
 import { type ControllerCaches, startControllerCaches } from "./informers.js";
 import { type LeaderElector, startLeaderElection } from "./leader-election.js";
 import { fencedKubeConfig, isLeaseLost, type LeaseGuard, unfencedGuard } from "./lease-guard.js";
@@ -59,6 +60,7 @@ export class PetSetController {
   private running = false;
   private workersDone: Promise<void>[] = [];
   private readonly userAgent: string;
+  private hookRunner: HookRunner | undefined;
 
   constructor(private readonly opts: ControllerOptions) {
     this.metrics = opts.metrics ?? createMetrics();
@@ -162,6 +164,17 @@ export class PetSetController {
     // Every adapter below writes through fenced clients: no write without the Lease.
     const kubeConfig = fencedKubeConfig(this.opts.kubeConfig, guard, { "User-Agent": this.userAgent });
     const client = createPetSetClient(kubeConfig, writes);
+    const events = createEventRecorder({ kubeConfig, clock: this.opts.clock, logger: this.opts.logger });
+    const hooks = new HookRunner({
+      kubeConfig,
+      caches,
+      clock: this.opts.clock,
+      logger: this.opts.logger,
+      events,
+      enqueue: (key) => this.queue.add(key),
+      signal: guard.signal,
+    });
+    this.hookRunner = hooks;
     return {
       caches,
       clock: this.opts.clock,
@@ -171,8 +184,9 @@ export class PetSetController {
       versions: client.versions,
       status: client.status,
       petSets: client.petSets,
-      events: createEventRecorder({ kubeConfig, clock: this.opts.clock, logger: this.opts.logger }),
+      events,
       metrics: this.metrics,
+      hooks,
       expectations: this.expectations,
       signal: guard.signal,
     };
@@ -213,6 +227,8 @@ export class PetSetController {
     this.queue.shutDown();
     await this.leading;
     await Promise.all(this.workersDone);
+    // Runs in flight stop; their records stay Running and the next leader resumes them.
+    this.hookRunner?.stopAll();
     await this.elector?.stop({ release: opts.releaseLease ?? true });
     if (this.caches) {
       await Promise.all(Object.values(this.caches).map((c) => c.stop()));

@@ -47,6 +47,7 @@ import type { ClaimControl } from "./claim-control.js";
 import type { EventRecorder, EventTarget, RecordedEvent } from "./event-recorder.js";
 import { executeSteps, StaleViewError, StepError } from "./executor.js";
 import type { Expectation, ExpectationStore } from "./expectations.js";
+import type { HookRunner } from "./hooks/runner.js";
 import type { ControllerCaches } from "./informers.js";
 import type { ControllerMetrics } from "./metrics.js";
 import type { PetSetReader, PetSetWriter, StatusUpdater, VersionControl } from "./petset-client.js";
@@ -71,6 +72,8 @@ export interface SyncContext {
   expectations: ExpectationStore;
   /** Aborted when this replica loses its Lease: long loops (history GC) stop. */
   signal?: AbortSignal;
+  /** Runs the hooks the plans start (hooks/runner.ts); none in tests of the sync alone. */
+  hooks?: HookRunner;
 }
 
 export interface SyncResult {
@@ -89,6 +92,7 @@ export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncRes
   const [namespace = "", name = ""] = key.split("/");
   const raw = ctx.caches.petSets.get(name, namespace);
   if (!raw) {
+    ctx.hooks?.forget(key);
     ctx.metrics.conditions.forget(namespace, name);
     await forgetPetSetGauges(ctx.metrics, { namespace, petSet: name });
     return {};
@@ -212,6 +216,8 @@ async function syncParsed(
     .filter((c) => c.metadata?.labels?.[Labels.petSet] === name)
     .map(claimViewFromV1)
     .map((c) => (ownership.foreignClaims.has(c.name) ? { ...c, foreign: true } : c));
+  // Hook records in phase Running are runs in flight (as cached; this plan's own show next sync).
+  ctx.hooks?.reconcile(petSet, versions);
   const now = ctx.clock.now();
   const plan = planRollout({
     petSet,

@@ -4,14 +4,15 @@ import { availableAt, isAvailable, isFinished, isTerminating } from "./pod-healt
 
 /**
  * The version a missing pet is created at: the target, except below the partition and while
- * paused, where it is the old version (current, or the kept one when two old versions are
+ * paused or held by preRollout (hooks.ts), where it is the old version (current, or the kept one when two old versions are
  * live); if that would make a third live version, the other one; if none keeps at most two
  * versions live, none (the pet waits).
  */
 export function chooseCreateVersion(ctx: PlanContext, ordinal: number): PetSetVersion | undefined {
   const { current, target } = ctx.versions;
   const old = ctx.keptOld ?? current;
-  const keepOld = ctx.spec.paused || (ctx.spec.rollingUpdate && ordinal < ctx.spec.partitionOrdinal);
+  const keepOld =
+    ctx.spec.paused || ctx.holdAtCurrent || (ctx.spec.rollingUpdate && ordinal < ctx.spec.partitionOrdinal);
   const preferences = keepOld ? [old, current, target] : [target, old, current];
   return preferences.find((v) => contentAllowed(ctx, v.spec.hash));
 }

@@ -1,5 +1,6 @@
 import type { PetSet, PetSetVersion } from "../../api/index.js";
 import { Annotations, claimName } from "../../api/index.js";
+import type { HookBook } from "./hook-records.js";
 import { resolveMaxUnavailable } from "./max-unavailable.js";
 import type { PlanEvent, PlanInput, Step } from "./plan-types.js";
 import { isRunningAndReady } from "./pod-health.js";
@@ -74,6 +75,12 @@ export interface PlanContext {
   readonly wakeAt: number[];
   /** A step in this plan moves a pod (progress for the deadline). */
   moved: boolean;
+  /** Hook records read from the versions and written by this pass (hooks.ts). */
+  readonly hooks: HookBook;
+  /** preRollout is not done: no pet moves to the target; missing pets are created at the old version. */
+  holdAtCurrent: boolean;
+  /** A postUpdate or postRollout hook is not done: the rollout is not complete. */
+  hooksPending: boolean;
 }
 
 export function event(

@@ -49,11 +49,14 @@
  * comes back identical after one sync.
  */
 import { podName } from "../../api/index.js";
+import { readHookBook } from "./hook-records.js";
+import { cancelUnrequestedHooks, holdForPostRollout, holdForPreRollout, planPostUpdates } from "./hooks.js";
 import { planPetCreation } from "./pet-creation.js";
 import { chooseKeptOld, event, type PlanContext, resolveSpec } from "./plan-context.js";
 import { PlanEventReasons } from "./plan-events.js";
-import { selectorString } from "./plan-status.js";
+import { petsSettledAt, selectorString } from "./plan-status.js";
 import type { Plan, PlanInput, Step } from "./plan-types.js";
+import { isAvailable } from "./pod-health.js";
 import { planAnnouncements, planRelabels, planRollingUpdate } from "./pod-updates.js";
 import { planStatus } from "./rollout-status.js";
 import { chooseRolloutVersions } from "./rollout-target.js";
@@ -138,6 +141,9 @@ export function planRollout(raw: PlanInput): Plan {
     liveContents,
     wakeAt: [],
     moved: false,
+    hooks: readHookBook(index),
+    holdAtCurrent: false,
+    hooksPending: false,
   };
 
   if (input.petSet.metadata.deletionTimestamp !== undefined) {
@@ -146,6 +152,8 @@ export function planRollout(raw: PlanInput): Plan {
   }
 
   const target = versions.target.spec.version;
+  // preRollout (hooks.ts): until it is done no pet moves to the target.
+  ctx.holdAtCurrent = holdForPreRollout(ctx);
   if (versions.superseded !== undefined) {
     event(
       ctx,
@@ -156,7 +164,7 @@ export function planRollout(raw: PlanInput): Plan {
     );
   }
   const live = [...podsByOrdinal.values()].some((p) => p.deletionTimestamp === undefined);
-  if (!spec.paused && live && versions.announced !== target) {
+  if (!spec.paused && !ctx.holdAtCurrent && live && versions.announced !== target) {
     event(
       ctx,
       "Normal",
@@ -179,14 +187,28 @@ export function planRollout(raw: PlanInput): Plan {
   const scalingDown = condemnedPods(ctx).length > 0;
   planScaleDown(ctx, allPetsHealthy);
   planClaimRetention(ctx);
-  if (!spec.paused) {
+  if (!spec.paused && !ctx.holdAtCurrent) {
     planRelabels(ctx);
-    if (spec.rollingUpdate) planRollingUpdate(ctx, allPetsHealthy, scalingDown);
+    const postPending = planPostUpdates(ctx, (p) => isAvailable(p, spec.minReadyMs, input.now));
+    if (spec.rollingUpdate) planRollingUpdate(ctx, allPetsHealthy, scalingDown, postPending);
     planAnnouncements(ctx);
+    ctx.hooksPending = postPending.size > 0;
+    if (!ctx.hooksPending && petsSettledAt(ctx, versions.target.spec.hash, Number.NEGATIVE_INFINITY))
+      ctx.hooksPending = holdForPostRollout(ctx);
+  } else {
+    ctx.hooksPending = ctx.holdAtCurrent;
   }
   const status = planStatus(ctx);
+  cancelUnrequestedHooks(ctx, hookCancelReason(ctx));
   planVersionFacts(ctx, status);
   return finish(ctx, status);
+}
+
+/** Why running hooks not asked for any more are cancelled, for their record and Event. */
+function hookCancelReason(ctx: PlanContext): string {
+  if (ctx.spec.paused) return "the PetSet is paused";
+  if (ctx.steps.some((s) => s.kind === "rollbackTo")) return "rolled back";
+  return `no longer needed: the target is version ${ctx.versions.target.spec.version} with ${ctx.spec.replicas} replicas`;
 }
 
 function finish(ctx: PlanContext, status: Plan["status"]): Plan {

@@ -180,7 +180,11 @@ export function buildPod(petSet: PetSet, version: PetSetVersion, ordinal: number
         ...marks.labels,
         [Labels.podIndex]: String(ordinal),
       },
-      annotations: { ...(template.metadata?.annotations ?? {}), ...marks.annotations },
+      annotations: {
+        ...(template.metadata?.annotations ?? {}),
+        ...marks.annotations,
+        [Annotations.startedVersion]: String(version.spec.version),
+      },
       ownerReferences: [ownerReferenceTo(petSet)],
     },
     spec: podSpec,

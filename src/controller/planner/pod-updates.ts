@@ -1,4 +1,5 @@
 import { Annotations } from "../../api/index.js";
+import { gatePreUpdate, inPreUpdate } from "./hooks.js";
 import { contentAllowed, deletePod, event, moveContent, type PlanContext } from "./plan-context.js";
 import { PlanEventReasons } from "./plan-events.js";
 import { isAvailable, isFinished, isRunningAndReady, isTerminating } from "./pod-health.js";
@@ -54,7 +55,11 @@ function replacePod(ctx: PlanContext, pod: PodView, reason: "update" | "replace-
       resourceVersion: pod.resourceVersion,
       images: changes,
       labels: marks.labels,
-      annotations: { ...marks.annotations, ...targetAnnotation(ctx) },
+      annotations: {
+        ...marks.annotations,
+        ...targetAnnotation(ctx),
+        [Annotations.startedVersion]: String(target.spec.version),
+      },
       ...(pod.version !== undefined ? { fromVersion: pod.version } : {}),
       toVersion: target.spec.version,
     });
@@ -78,10 +83,17 @@ function replacePod(ctx: PlanContext, pod: PodView, reason: "update" | "replace-
 /**
  * RollingUpdate: ordinals >= partition, highest first. Outdated pods that are not Ready are
  * replaced at once (they serve nothing; SPEC rule 4). Ready ones are replaced while fewer than
- * maxUnavailable pets are unavailable (missing, terminating or not available count), and for
- * OrderedReady only while every pet is available and no scale-down is in progress.
+ * maxUnavailable pets are unavailable (missing, terminating or not available count, and pets
+ * whose postUpdate hook is not done), and for OrderedReady only while every pet is available
+ * and no scale-down is in progress. A Ready pet first runs its preUpdate hook (hooks.ts): it
+ * keeps serving but holds a slot; pets already in the hook go first.
  */
-export function planRollingUpdate(ctx: PlanContext, allPetsHealthy: boolean, scalingDown: boolean): void {
+export function planRollingUpdate(
+  ctx: PlanContext,
+  allPetsHealthy: boolean,
+  scalingDown: boolean,
+  postUpdatePending: ReadonlySet<number> = new Set(),
+): void {
   const { spec, input } = ctx;
   const targetHash = ctx.versions.target.spec.hash;
   const kept = ctx.keptOld?.spec.hash;
@@ -104,14 +116,22 @@ export function planRollingUpdate(ctx: PlanContext, allPetsHealthy: boolean, sca
     const pod = ctx.podsByOrdinal.get(o);
     if (pod === undefined || isTerminating(pod) || !isAvailable(pod, spec.minReadyMs, input.now))
       unavailable++;
+    else if (postUpdatePending.has(o)) unavailable++;
   }
   let budget = spec.maxUnavailable - unavailable;
   if (spec.orderedReady && (!allPetsHealthy || scalingDown)) budget = 0;
-  for (const pod of candidates) {
-    if (budget <= 0) break;
+  const inHook = candidates.filter((p) => inPreUpdate(ctx, p));
+  const ordered = [...inHook, ...candidates.filter((p) => !inHook.includes(p))];
+  for (const pod of ordered) {
     if (ctx.touched.has(pod.name)) continue;
-    replacePod(ctx, pod, "update");
+    if (budget <= 0) {
+      // No slot now: a pet already in its hook keeps it running (not cancelled), moves later.
+      if (!inHook.includes(pod)) break;
+      gatePreUpdate(ctx, pod);
+      continue;
+    }
     budget--;
+    if (gatePreUpdate(ctx, pod) === "done") replacePod(ctx, pod, "update");
   }
 }
 

@@ -5,6 +5,8 @@ import {
   type ProgressingReason,
   ProgressingReasons,
 } from "../../api/index.js";
+import { activeRecords } from "./hook-records.js";
+import { hookWaitMessage } from "./hooks.js";
 import { event, type PlanContext } from "./plan-context.js";
 import { AvailableReasons, PlanEventReasons } from "./plan-events.js";
 import {
@@ -27,13 +29,13 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
   const previous = petSet.status;
   const setName = spec.setName;
   const counts = countReplicas(ctx);
-  const complete = rolloutComplete(ctx);
+  const complete = rolloutComplete(ctx) && !ctx.hooksPending;
   const generation = petSet.metadata.generation;
   const prevProgressing = findCondition(previous?.conditions, ConditionTypes.progressing);
 
   // lastCompleteVersion: the newest version every pet reached (the autoRollback target).
   let lastComplete = previous?.lastCompleteVersion;
-  if (petsSettledAt(ctx, versions.target.spec.hash, Number.NEGATIVE_INFINITY)) {
+  if (petsSettledAt(ctx, versions.target.spec.hash, Number.NEGATIVE_INFINITY) && !ctx.hooksPending) {
     lastComplete = versions.target.spec.version;
   }
 
@@ -66,12 +68,45 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
     prevProgressing?.reason === ProgressingReasons.progressDeadlineExceeded ||
     prevProgressing?.reason === ProgressingReasons.rolledBack;
   const rollback = canRollBack && deadlineReported;
+  // A hook failed for good with failurePolicy Rollback: roll back at once (hooks.ts).
+  const hookRollback =
+    ctx.hooks.rollback !== undefined &&
+    petSet.metadata.deletionTimestamp === undefined &&
+    rollbackTarget !== undefined &&
+    rollbackTarget.spec.hash !== versions.newest.spec.hash;
+  const pausedHook = ctx.hooks.paused[0] ?? (hookRollback ? undefined : ctx.hooks.rollback);
 
   if (spec.paused) {
     progressing = progress(
       "Unknown",
       ProgressingReasons.paused,
       `PetSet ${setName} is paused (spec.paused); ${pets}`,
+    );
+  } else if (hookRollback && rollbackTarget !== undefined && ctx.hooks.rollback !== undefined) {
+    const failed = ctx.hooks.rollback;
+    const on = failed.pod !== undefined ? ` on ${failed.pod}` : "";
+    const cause = `hook ${failed.hook}${on} failed (failurePolicy Rollback): ${failed.message ?? "no message"}; rolled back from version ${newestN} to version ${rollbackTarget.spec.version}`;
+    ctx.steps.push({
+      kind: "rollbackTo",
+      version: rollbackTarget.spec.version,
+      fromVersion: newestN,
+      changeCause: cause,
+    });
+    progressing = progress("False", ProgressingReasons.rolledBack, `PetSet ${setName}: ${cause}`);
+    if (prevProgressing?.reason !== ProgressingReasons.rolledBack) {
+      event(ctx, "Warning", PlanEventReasons.rolledBack, "petset", `PetSet ${setName}: ${cause}`);
+    }
+  } else if (pausedHook !== undefined) {
+    const on =
+      pausedHook.pod !== undefined ? ` on ${pausedHook.pod}` : ` of version ${pausedHook.toVersion ?? "?"}`;
+    const noTarget =
+      pausedHook.outcome === "RolledBack"
+        ? " (failurePolicy Rollback, but no earlier complete version to roll back to)"
+        : "";
+    progressing = progress(
+      "False",
+      ProgressingReasons.hookFailed,
+      `PetSet ${setName}: hook ${pausedHook.hook}${on} failed after ${pausedHook.attempts} attempt(s): ${pausedHook.message ?? "no message"}${noTarget}; ${pets}. Fix it and run kubectl petset hook retry ${setName}, or apply a new version`,
     );
   } else if (rollback && rollbackTarget !== undefined) {
     const cause = `autoRollback: version ${newestN} made no progress for ${petSet.spec.progressDeadlineSeconds}s (spec.progressDeadlineSeconds); rolled back to version ${rollbackTarget.spec.version}`;
@@ -120,7 +155,11 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
     const waiting = versions.queued
       ? `; version ${newestN} waits until version ${versions.target.spec.version} finishes (at most two versions run at once)`
       : "";
-    progressing = progress("True", ProgressingReasons.rollingOut, `PetSet ${setName}: ${pets}${waiting}`);
+    progressing = progress(
+      "True",
+      ProgressingReasons.rollingOut,
+      `PetSet ${setName}: ${pets}${waiting}${hookWaitMessage(ctx)}`,
+    );
   }
 
   const required = spec.replicas > 0 ? Math.max(1, spec.replicas - spec.maxUnavailable) : 0;
@@ -144,5 +183,7 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
   };
   if (generation !== undefined) status.observedGeneration = generation;
   if (lastComplete !== undefined) status.lastCompleteVersion = lastComplete;
+  const hooks = activeRecords(ctx.hooks);
+  if (hooks.length > 0) status.hooks = hooks;
   return status;
 }

@@ -1,3 +1,4 @@
+import { gatePreScaleDown } from "./hooks.js";
 import { deletePod, type PlanContext } from "./plan-context.js";
 import { isTerminating } from "./pod-health.js";
 import type { PodView } from "./views.js";
@@ -12,18 +13,20 @@ export function condemnedPods(ctx: PlanContext): PodView[] {
 
 /**
  * Scale down: highest ordinal first. OrderedReady: one pod at a time, only once every other
- * pet is available and no condemned pod is still terminating. Parallel: all at once.
+ * pet is available and no condemned pod is still terminating. Parallel: all at once. Each pod
+ * goes only once its preScaleDown hook is done (hooks.ts).
  */
 export function planScaleDown(ctx: PlanContext, allPetsHealthy: boolean): void {
   const condemned = condemnedPods(ctx);
   if (ctx.spec.orderedReady) {
     if (!allPetsHealthy || condemned.some(isTerminating)) return;
     const highest = condemned[0];
-    if (highest !== undefined) deletePod(ctx, highest, "scale-down");
+    if (highest !== undefined && gatePreScaleDown(ctx, highest) === "done")
+      deletePod(ctx, highest, "scale-down");
     return;
   }
   for (const pod of condemned) {
-    if (!isTerminating(pod)) deletePod(ctx, pod, "scale-down");
+    if (!isTerminating(pod) && gatePreScaleDown(ctx, pod) === "done") deletePod(ctx, pod, "scale-down");
   }
 }
 

@@ -45,6 +45,7 @@ import {
   ProgressingReasons,
 } from "../../api/index.js";
 import { factTime, type TimeFact, versionWithLatest } from "../../versions/facts.js";
+import { mergedRecords } from "./hook-records.js";
 import type { PlanContext } from "./plan-context.js";
 import { findCondition } from "./plan-status.js";
 import type { VersionIndex } from "./version-index.js";
@@ -188,6 +189,11 @@ export function planVersionFacts(ctx: PlanContext, status: PetSetStatus): void {
   )
     set(facts, target, { deadlineExceededAt: now });
   if (prevReason === ProgressingReasons.paused && !spec.paused) set(facts, target, { resumedAt: now });
+
+  for (const [n, writes] of ctx.hooks.writes) {
+    const version = index.byNumber(n);
+    if (version !== undefined) set(facts, version, { hooks: mergedRecords(version, writes) });
+  }
 
   for (const [n, update] of facts) {
     const version = index.byNumber(n);

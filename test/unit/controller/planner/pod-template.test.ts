@@ -25,7 +25,7 @@ describe("buildPod", () => {
     expect(pod.spec?.subdomain).toBe("web-svc");
   });
 
-  it("labels and annotates the pod with its set, version, hash, index and generation", () => {
+  it("labels and annotates the pod with its set, version, hash, index, generation and the version it started at", () => {
     expect(pod.metadata?.labels).toEqual({
       app: "web",
       [Labels.petSet]: "web",
@@ -33,7 +33,11 @@ describe("buildPod", () => {
       [Labels.hash]: version.spec.hash,
       [Labels.podIndex]: "2",
     });
-    expect(pod.metadata?.annotations).toEqual({ note: "x", [Annotations.generation]: "7" });
+    expect(pod.metadata?.annotations).toEqual({
+      note: "x",
+      [Annotations.generation]: "7",
+      [Annotations.startedVersion]: "4",
+    });
   });
 
   it("injects PETSET_* env vars through the downward API into every container and init container", () => {

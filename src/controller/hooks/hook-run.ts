@@ -1,0 +1,61 @@
+/**
+ * What a hook handler gets and returns. A handler runs one attempt of one hook; it never
+ * writes the hook's record (the runner does, record-writer.ts) and it stops when `signal`
+ * aborts (cancelled, timed out, or this replica lost its Lease).
+ */
+import type { KubeConfig, V1Pod } from "@kubernetes/client-node";
+import type { HookContext, HookRecord, HookSpec, PetSet, PetSetVersion } from "../../api/index.js";
+import type { Clock } from "../../util/clock.js";
+import type { Logger } from "../../util/logger.js";
+import type { ControllerCaches } from "../informers.js";
+
+export interface HookRun {
+  record: HookRecord;
+  spec: HookSpec;
+  petSet: PetSet;
+  /** The version whose template a Job runs (preRollout/postRollout/postUpdate: the target). */
+  version: PetSetVersion | undefined;
+  context: HookContext;
+  /** The pet's pod as cached (per-pet hooks), when it still exists with the record's uid. */
+  pod: V1Pod | undefined;
+}
+
+export interface HookOutcome {
+  ok: boolean;
+  message: string;
+}
+
+export interface HandlerDeps {
+  /** Fenced: every write stops when the Lease is lost. */
+  kubeConfig: KubeConfig;
+  caches: ControllerCaches;
+  clock: Clock;
+  logger: Logger;
+}
+
+export type HookHandler = (run: HookRun, deps: HandlerDeps, signal: AbortSignal) => Promise<HookOutcome>;
+
+/** Resolves after `ms`, or rejects at once when `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** The last `max` characters of a handler's output, for a record's message. */
+export function tail(text: string, max = 512): string {
+  const t = text.trim();
+  return t.length <= max ? t : `…${t.slice(t.length - max)}`;
+}
