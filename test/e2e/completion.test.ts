@@ -73,6 +73,8 @@ describe("bash completion of kubectl-petset", () => {
       "adopt",
       "release",
       "convert",
+      "hook",
+      "observe",
     ]);
     expect(await bashComplete("kubectl-petset st")).toEqual(["status"]);
     expect(await bashComplete("kubectl-petset set i")).toEqual(["image"]);

@@ -56,7 +56,10 @@ console.log(closing);
 // CI shows the end of the log: the Makefile's `test` target prints this file last.
 if (failures.length > 0 || res.status !== 0) {
   mkdirSync(".cache", { recursive: true });
-  appendFileSync(".cache/test-failures.txt", `${closing}\n${failures.map((f) => `  FAILED ${f}`).join("\n")}\n`);
+  appendFileSync(
+    ".cache/test-failures.txt",
+    `${closing}\n${failures.map((f) => `  FAILED ${f}`).join("\n")}\n`,
+  );
   for (const f of failures) console.log(`  FAILED ${f}`);
 }
 process.exit(res.status ?? 1);

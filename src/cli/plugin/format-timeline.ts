@@ -19,7 +19,9 @@ export type TimelineWhat =
   | "becameCurrent"
   | "fullyRolledOut"
   | "superseded"
-  | "rolledBack";
+  | "rolledBack"
+  | "hookStarted"
+  | "hookFinished";
 
 export interface TimelineEntry {
   /** RFC 3339. */
@@ -83,6 +85,29 @@ export function timelineOf(versions: readonly PetSetVersion[]): TimelineEntry[] 
       const time = new Date(at).toISOString();
       entries.push({ time, version: v.spec.version, what, detail: detail(v), order: i + 1 });
     });
+    for (const r of v.status?.hooks ?? []) {
+      const on = r.pod !== undefined ? ` on ${r.pod}` : "";
+      const order = FACTS.length + 1;
+      if (!Number.isNaN(Date.parse(r.startedAt)))
+        entries.push({
+          time: new Date(r.startedAt).toISOString(),
+          version: v.spec.version,
+          what: "hookStarted",
+          detail: `${r.hook}${on} (${r.handler}, attempt ${r.attempts})`,
+          order,
+        });
+      if (r.finishedAt !== undefined && !Number.isNaN(Date.parse(r.finishedAt))) {
+        const how = r.outcome !== undefined ? `${r.phase}, ${r.outcome}` : r.phase;
+        const msg = r.message !== undefined ? `: ${r.message.replace(/\s+/g, " ").slice(0, 120)}` : "";
+        entries.push({
+          time: new Date(r.finishedAt).toISOString(),
+          version: v.spec.version,
+          what: "hookFinished",
+          detail: `${r.hook}${on} ${how}${msg}`,
+          order: order + 1,
+        });
+      }
+    }
   }
   entries.sort(
     (a, b) => Date.parse(a.time) - Date.parse(b.time) || a.version - b.version || a.order - b.order,

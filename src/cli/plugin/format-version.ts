@@ -1,4 +1,4 @@
-import type { JsonPatchOp, PetSet, PetSetVersion } from "../../api/index.js";
+import type { HookRecord, JsonPatchOp, PetSet, PetSetVersion } from "../../api/index.js";
 import { age } from "./format-age.js";
 import { versionRole } from "./format-history.js";
 import { toYaml } from "./format-object.js";
@@ -33,12 +33,23 @@ export function describeVersion(petSet: PetSet, version: PetSetVersion, pods: nu
   const lines = fields.map(([k, v]) => `${`${k}:`.padEnd(width)}${v}`);
   lines.push("Delta:");
   lines.push(...(spec.delta.length === 0 ? ["  <none>"] : spec.delta.map((op) => `  ${describeOp(op)}`)));
+  lines.push("Hooks:");
+  const hooks = version.status?.hooks ?? [];
+  lines.push(...(hooks.length === 0 ? ["  <none>"] : hooks.map((r) => `  ${describeHook(r)}`)));
   lines.push("Template:", indent(toYaml(spec.template)));
   lines.push(
     "Volume Claim Templates:",
     spec.volumeClaimTemplates.length === 0 ? "  <none>" : indent(toYaml(spec.volumeClaimTemplates)),
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** One hook run on a line: `preUpdate web-2: Succeeded after 1 attempt (exit code 0)`. */
+export function describeHook(r: HookRecord): string {
+  const on = r.pod !== undefined ? ` ${r.pod}` : "";
+  const phase = r.outcome !== undefined ? `${r.phase} (${r.outcome})` : r.phase;
+  const msg = r.message !== undefined ? ` (${r.message.replace(/\s+/g, " ").slice(0, 120)})` : "";
+  return `${r.hook}${on}: ${phase} after ${r.attempts} attempt(s), started ${r.startedAt}${msg}`;
 }
 
 /** One JSON Patch operation on a line: `replace /template/spec/containers/0/image = "nginx:1.27"`. */

@@ -13,6 +13,7 @@ import type { CommandContext, PluginDeps } from "./context.js";
 import { parseDuration } from "./duration.js";
 import { PluginError } from "./errors.js";
 import type { ColorMode } from "./format-diff.js";
+import { addHookCommands } from "./hook-commands.js";
 import type { ConnectionFlags } from "./kubeconfig.js";
 import { addMigrationCommands } from "./migration-commands.js";
 import { connectionOptions, examples, outputOption } from "./program-options.js";
@@ -79,7 +80,7 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
   const { io } = deps;
   const program = new Command("kubectl petset")
     .description(
-      "Inspect and steer PetSet rollouts: history, diff, rollback, pause, resume, restart, status, set, completion; move StatefulSets over and back: adopt, convert, release.",
+      "Inspect and steer PetSet rollouts: history, diff, rollback, pause, resume, restart, status, set, completion; lifecycle hooks: hook, observe; move StatefulSets over and back: adopt, convert, release.",
     )
     .usage("<command> NAME [flags]")
     .exitOverride()
@@ -276,6 +277,7 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
     });
 
   addMigrationCommands(program, run, deps);
+  addHookCommands(program, run);
 
   configureTree(program, program);
   return program;

@@ -54,6 +54,8 @@ describe("kubectl-petset __complete", () => {
         "adopt",
         "release",
         "convert",
+        "hook",
+        "observe",
       ],
     ],
     [["re"], ["resume", "restart", "release"]],
