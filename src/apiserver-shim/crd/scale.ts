@@ -33,7 +33,11 @@ function write(obj: Record<string, unknown>, path: string, value: unknown): void
 export function scaleOf(obj: KubeObject, scale: ScaleSubresource): KubeObject {
   const m = obj.metadata;
   const status: Record<string, unknown> = { replicas: Number(read(obj, scale.statusReplicasPath) ?? 0) };
-  const selector = scale.labelSelectorPath ? read(obj, scale.labelSelectorPath) : undefined;
+  const selector = scale.labelSelectorOf
+    ? scale.labelSelectorOf(obj)
+    : scale.labelSelectorPath
+      ? read(obj, scale.labelSelectorPath)
+      : undefined;
   if (typeof selector === "string" && selector) status.selector = selector;
   return {
     kind: "Scale",
