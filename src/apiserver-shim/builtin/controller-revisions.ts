@@ -3,10 +3,10 @@
  * (pkg/apis/apps/validation), `data` must be a JSON object and can never change;
  * `revision` is non-negative and may change (a controller renumbers a revision it reuses).
  */
-import { fieldInvalid, fieldRequired } from "../errors.js";
+import { fieldInvalid, fieldInvalidGo, fieldRequired } from "../errors.js";
 import type { FieldError } from "../schema/index.js";
 import { controllerRevisionTable } from "../tables/apps-tables.js";
-import { deepEqual, isPlainObject, type KubeObject } from "../types.js";
+import { canonicalJson, deepEqual, isPlainObject, type KubeObject } from "../types.js";
 import { defineBuiltin } from "./define.js";
 
 function validateRevision(cr: KubeObject): FieldError[] {
@@ -14,6 +14,12 @@ function validateRevision(cr: KubeObject): FieldError[] {
   return typeof revision === "number" && revision < 0
     ? [fieldInvalid("revision", revision, "must be greater than or equal to 0")]
     : [];
+}
+
+/** `data` as kube's message prints a runtime.RawExtension: the JSON bytes, in hex. */
+function goRawExtension(data: unknown): string {
+  const bytes = [...Buffer.from(canonicalJson(data ?? null), "utf8")].map((b) => `0x${b.toString(16)}`);
+  return `runtime.RawExtension{Raw:[]uint8{${bytes.join(", ")}}, Object:runtime.Object(nil)}`;
 }
 
 export const controllerRevisionsDefinition = defineBuiltin({
@@ -34,7 +40,7 @@ export const controllerRevisionsDefinition = defineBuiltin({
     validateUpdate(cr, old) {
       const errs = validateRevision(cr);
       if (!deepEqual(cr.data, old.data))
-        errs.push(fieldInvalid("data", cr.data ?? null, "field is immutable"));
+        errs.push(fieldInvalidGo("data", cr.data ?? null, goRawExtension(cr.data), "field is immutable"));
       return errs;
     },
   },

@@ -3,7 +3,7 @@
  * required fields, the selector matching the template's labels, enumerations, and which
  * spec fields an update may change.
  */
-import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from "../errors.js";
+import { fieldForbidden, fieldInvalid, fieldInvalidGo, fieldNotSupported, fieldRequired } from "../errors.js";
 import { validateName } from "../registry/object-meta.js";
 import type { FieldError } from "../schema/index.js";
 import { labelSelectorRequirements, matchesRequirements } from "../selectors/label-selector.js";
@@ -64,12 +64,31 @@ function validateSelector(spec: Obj): FieldError[] {
   const selector = spec.selector;
   if (!isPlainObject(selector)) return [fieldRequired("spec.selector")];
   const reqs = labelSelectorRequirements(selector);
-  if (reqs.length === 0)
-    return [fieldInvalid("spec.selector", selector, "empty selector is invalid for statefulset")];
+  if (reqs.length === 0) {
+    const goSelector = `v1.LabelSelector{MatchLabels:map[string]string${selector.matchLabels ? "{}" : "(nil)"}, MatchExpressions:[]v1.LabelSelectorRequirement${selector.matchExpressions ? "{}" : "(nil)"}}`;
+    return [
+      fieldInvalidGo("spec.selector", selector, goSelector, "empty selector is invalid for statefulset"),
+    ];
+  }
   const labels = obj(obj(obj(spec.template).metadata).labels) as Record<string, string>;
   return matchesRequirements(reqs, labels)
     ? []
-    : [fieldInvalid("spec.template.metadata.labels", labels, "`selector` does not match template `labels`")];
+    : [
+        fieldInvalidGo(
+          "spec.template.metadata.labels",
+          labels,
+          goStringMap(labels),
+          "`selector` does not match template `labels`",
+        ),
+      ];
+}
+
+/** A label map as Go's %#v prints it (keys sorted). */
+function goStringMap(m: Record<string, string>): string {
+  const entries = Object.keys(m)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${JSON.stringify(m[k])}`);
+  return `map[string]string{${entries.join(", ")}}`;
 }
 
 /** kube's ValidateStatefulSetSpec (the pod template itself is not validated there either). */

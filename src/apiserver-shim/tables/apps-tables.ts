@@ -41,7 +41,8 @@ export const controllerRevisionTable: TableConvertor = {
   columns: [
     NAME_COLUMN,
     column("Controller", "string", "Controller of the object"),
-    column("Revision", "string", "Revision indicates the revision of the state represented by Data."),
+    // kube takes it from the apps/v1beta1 doc string, which starts lower-case.
+    column("Revision", "string", "revision indicates the revision of the state represented by Data."),
     AGE_COLUMN,
   ],
   cells: (o, now) => [o.metadata.name, controllerName(o), num(o.revision), objectAge(o, now)],
