@@ -49,6 +49,11 @@ export const TARGETS: Target[] = [
     resources: { events: [] },
   },
   {
+    file: "apis__apps__v1_openapi.json",
+    prefix: "/apis/apps/v1",
+    resources: { statefulsets: ["status", "scale"], controllerrevisions: [] },
+  },
+  {
     file: "apis__apiextensions.k8s.io__v1_openapi.json",
     prefix: "/apis/apiextensions.k8s.io/v1",
     resources: { customresourcedefinitions: ["status"] },

@@ -120,6 +120,7 @@ const PACKAGES: { mod: string; path: string }[] = [
   { mod: "k8s.io/api", path: "core/v1" },
   { mod: "k8s.io/api", path: "coordination/v1" },
   { mod: "k8s.io/api", path: "events/v1" },
+  { mod: "k8s.io/api", path: "apps/v1" },
   { mod: "k8s.io/apimachinery", path: "pkg/apis/meta/v1" },
 ];
 
@@ -138,6 +139,8 @@ const ROOTS: Record<string, string> = {
   "v1/Binding": "k8s.io.api.core.v1.Binding",
   "coordination.k8s.io/v1/Lease": "k8s.io.api.coordination.v1.Lease",
   "events.k8s.io/v1/Event": "k8s.io.api.events.v1.Event",
+  "apps/v1/StatefulSet": "k8s.io.api.apps.v1.StatefulSet",
+  "apps/v1/ControllerRevision": "k8s.io.api.apps.v1.ControllerRevision",
   "meta.k8s.io/v1/DeleteOptions": "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
   "v1/DeleteOptions": "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
 };

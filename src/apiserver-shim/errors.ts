@@ -231,6 +231,16 @@ export function fieldInvalid(field: string, value: unknown, detail: string): Fie
   };
 }
 
+/** Invalid, with the value as kube's message prints the Go value (`map[string]string{…}`). */
+export function fieldInvalidGo(field: string, value: unknown, goValue: string, detail: string): FieldError {
+  return {
+    type: "FieldValueInvalid",
+    field,
+    message: `${field}: Invalid value: ${goValue}: ${detail}`,
+    badValue: value,
+  };
+}
+
 export function fieldForbidden(field: string, detail: string): FieldError {
   return { type: "FieldValueForbidden", field, message: `${field}: Forbidden: ${detail}` };
 }

@@ -9,7 +9,7 @@
  * run of namespaced objects needs a namespace that exists.
  *
  * Backends: the real kube-apiserver serves every kind of the install. The embedded server
- * serves no apps/v1, policy/v1 or rbac.authorization.k8s.io: there, those objects are listed
+ * serves no Deployments, policy/v1 or rbac.authorization.k8s.io: there, those objects are listed
  * and skipped, the rest is applied. Neither has the Prometheus Operator CRDs: the prometheus
  * component is rendered here and checked as files by test/unit/deploy.
  */

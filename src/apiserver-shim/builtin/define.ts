@@ -15,6 +15,7 @@ export interface BuiltinSpec {
   shortNames?: string[];
   categories?: string[];
   status?: boolean;
+  scale?: ResourceDefinition["scale"];
   strategy?: ResourceStrategy;
   table?: TableConvertor;
   fieldLabels?: ResourceDefinition["fieldLabels"];
@@ -36,6 +37,7 @@ export function defineBuiltin(s: BuiltinSpec): ResourceDefinition {
     ...(s.shortNames ? { shortNames: s.shortNames } : {}),
     ...(s.categories ? { categories: s.categories } : {}),
     ...(s.status ? { status: true } : {}),
+    ...(s.scale ? { scale: s.scale } : {}),
     ...(s.extraSubresources ? { extraSubresources: s.extraSubresources } : {}),
     ...(s.fieldLabels ? { fieldLabels: s.fieldLabels } : {}),
     ...(s.nameRule ? { nameRule: s.nameRule } : {}),

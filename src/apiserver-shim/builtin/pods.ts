@@ -21,18 +21,26 @@ function defaultContainer(c: Obj): void {
   if (Array.isArray(c.ports)) for (const p of c.ports) if (isPlainObject(p)) p.protocol ??= "TCP";
 }
 
-/** kube's scheme defaults of a pod spec (SetDefaults_PodSpec and friends): the writer owns them. */
+/**
+ * kube's scheme defaults of a pod spec (SetDefaults_PodSpec and friends), also those of pod
+ * templates: the writer owns them.
+ */
 export function defaultPodSpec(spec: Obj): void {
   spec.restartPolicy ??= "Always";
   spec.terminationGracePeriodSeconds ??= 30;
   spec.dnsPolicy ??= "ClusterFirst";
   spec.securityContext ??= {};
   spec.schedulerName ??= "default-scheduler";
-  spec.enableServiceLinks ??= true;
   if (typeof spec.serviceAccount === "string" && spec.serviceAccount)
     spec.serviceAccountName ??= spec.serviceAccount;
   for (const key of ["containers", "initContainers"])
     if (Array.isArray(spec[key])) for (const c of spec[key]) if (isPlainObject(c)) defaultContainer(c);
+}
+
+/** SetDefaults_Pod adds enableServiceLinks to pods, not to pod templates. */
+function defaultPodOnlySpec(spec: Obj): void {
+  defaultPodSpec(spec);
+  spec.enableServiceLinks ??= true;
 }
 
 /**
@@ -90,11 +98,11 @@ export const podsDefinition = defineBuiltin({
   strategy: {
     tracksGeneration: true,
     applyDefaults(pod) {
-      if (isPlainObject(pod.spec)) defaultPodSpec(pod.spec);
+      if (isPlainObject(pod.spec)) defaultPodOnlySpec(pod.spec);
     },
     prepareForCreate(pod) {
       if (!isPlainObject(pod.spec)) pod.spec = {};
-      defaultPodSpec(pod.spec as Obj);
+      defaultPodOnlySpec(pod.spec as Obj);
       admitPodSpec(pod.spec as Obj);
       const gated =
         Array.isArray((pod.spec as Obj).schedulingGates) &&

@@ -9,10 +9,12 @@ import {
   nodesDefinition,
 } from "./cluster-resources.js";
 import { configMapsDefinition, secretsDefinition, serviceAccountsDefinition } from "./config-resources.js";
+import { controllerRevisionsDefinition } from "./controller-revisions.js";
 import { crdsDefinition } from "./crds.js";
 import { namespacesDefinition } from "./namespaces.js";
 import { podsDefinition } from "./pods.js";
 import { servicesDefinition } from "./services.js";
+import { statefulSetsDefinition } from "./statefulsets.js";
 import { pvcDefinition, pvDefinition } from "./storage-resources.js";
 
 export function registerBuiltins(registry: ResourceRegistry, objects: ObjectStore, clock: Clock): void {
@@ -29,6 +31,8 @@ export function registerBuiltins(registry: ResourceRegistry, objects: ObjectStor
     coreEventsDefinition,
     leasesDefinition,
     eventsV1Definition,
+    statefulSetsDefinition,
+    controllerRevisionsDefinition,
     crdsDefinition(() => clock.now()),
   ])
     registry.register(def);

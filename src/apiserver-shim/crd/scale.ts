@@ -32,8 +32,13 @@ function write(obj: Record<string, unknown>, path: string, value: unknown): void
 
 export function scaleOf(obj: KubeObject, scale: ScaleSubresource): KubeObject {
   const m = obj.metadata;
+  const replicas = Number(read(obj, scale.specReplicasPath) ?? 0);
   const status: Record<string, unknown> = { replicas: Number(read(obj, scale.statusReplicasPath) ?? 0) };
-  const selector = scale.labelSelectorPath ? read(obj, scale.labelSelectorPath) : undefined;
+  const selector = scale.labelSelectorOf
+    ? scale.labelSelectorOf(obj)
+    : scale.labelSelectorPath
+      ? read(obj, scale.labelSelectorPath)
+      : undefined;
   if (typeof selector === "string" && selector) status.selector = selector;
   return {
     kind: "Scale",
@@ -45,7 +50,8 @@ export function scaleOf(obj: KubeObject, scale: ScaleSubresource): KubeObject {
       resourceVersion: m.resourceVersion,
       creationTimestamp: m.creationTimestamp,
     },
-    spec: { replicas: Number(read(obj, scale.specReplicasPath) ?? 0) },
+    // autoscaling/v1 ScaleSpec.replicas is omitempty: kube prints `spec: {}` at 0.
+    spec: replicas === 0 ? {} : { replicas },
     status,
   };
 }

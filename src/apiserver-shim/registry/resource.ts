@@ -72,6 +72,8 @@ export interface ScaleSubresource {
   specReplicasPath: string;
   statusReplicasPath: string;
   labelSelectorPath?: string;
+  /** Built-ins derive the Scale's status.selector from their spec (a StatefulSet's spec.selector). */
+  labelSelectorOf?(obj: KubeObject): string;
 }
 
 export interface ResourceDefinition {

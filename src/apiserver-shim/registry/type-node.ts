@@ -67,7 +67,15 @@ export function schemaTypeNode(schema: Schema, resolve: RefResolver = () => unde
       typeof s["x-kubernetes-patch-merge-key"] === "string" ? s["x-kubernetes-patch-merge-key"] : undefined,
     patchStrategy: () =>
       typeof s["x-kubernetes-patch-strategy"] === "string" ? s["x-kubernetes-patch-strategy"] : undefined,
-    atomicMap: () => s["x-kubernetes-map-type"] === "atomic",
+    // An object schema that declares nothing inside (runtime.RawExtension: a ControllerRevision's
+    // `data`) is atomic to kube's field manager too: owned and replaced whole.
+    atomicMap: () =>
+      s["x-kubernetes-map-type"] === "atomic" ||
+      (s.type === "object" &&
+        s.properties === undefined &&
+        s.additionalProperties === undefined &&
+        s["x-kubernetes-preserve-unknown-fields"] !== true &&
+        s["x-kubernetes-embedded-resource"] !== true),
     defaultValue: () => s.default,
     closed: () =>
       isPlainObject(s.properties) &&

@@ -1,6 +1,7 @@
 /** Every conformance scenario, in the order the suite runs them. */
 import type { Scenario } from "../types.js";
 import { applyScenarios } from "./apply.js";
+import { appsScenarios } from "./apps.js";
 import { configMapScenarios } from "./configmaps.js";
 import { coreResourceScenarios } from "./core-resources.js";
 import { gcDiscoveryScenarios } from "./gc-discovery.js";
@@ -10,6 +11,7 @@ import { petSetScenarios } from "./petsets.js";
 export const SCENARIOS: Scenario[] = [
   ...configMapScenarios,
   ...coreResourceScenarios,
+  ...appsScenarios,
   ...petSetScenarios,
   ...applyScenarios,
   ...listWatchScenarios,

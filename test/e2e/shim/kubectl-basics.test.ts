@@ -201,6 +201,49 @@ spec:
     expect(svc.spec.clusterIP).toMatch(/^10\.96\./);
   });
 
+  it("stores apps/v1 StatefulSets and ControllerRevisions (nothing runs them): get, scale, immutability", async () => {
+    const sts = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: web}
+spec:
+  replicas: 2
+  serviceName: web
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: app, image: "registry.k8s.io/pause:3.9"}]}
+`;
+    expect((await h.kubectl(["apply", "-f", "-"], sts)).stdout).toContain("statefulset.apps/web created");
+    expect((await h.kubectl(["get", "sts", "web"])).stdout).toMatch(/NAME\s+READY\s+AGE\nweb\s+0\/2\s+\S+/);
+    expect((await h.kubectl(["scale", "sts", "web", "--replicas=3"])).stdout).toContain(
+      "statefulset.apps/web scaled",
+    );
+    expect((await h.kubectl(["get", "sts", "web", "-o", "jsonpath={.spec.replicas}"])).stdout).toBe("3");
+    expect((await h.kubectl(["get", "pods", "-l", "app=web", "-o", "name"])).stdout).toBe("");
+    const changed = await h.kubectl([
+      "patch",
+      "sts",
+      "web",
+      "--type=merge",
+      "-p",
+      '{"spec":{"serviceName":"other"}}',
+    ]);
+    expect(changed.stderr).toContain("updates to statefulset spec for fields other than");
+    const revision = `apiVersion: apps/v1
+kind: ControllerRevision
+metadata:
+  name: web-1
+  ownerReferences: [{apiVersion: apps/v1, kind: StatefulSet, name: web, uid: UID, controller: true}]
+data: {spec: {template: {metadata: {labels: {app: web}}}}}
+revision: 1
+`;
+    const uid = (await h.kubectl(["get", "sts", "web", "-o", "jsonpath={.metadata.uid}"])).stdout;
+    await h.kubectl(["create", "-f", "-"], revision.replace("UID", uid));
+    expect((await h.kubectl(["get", "controllerrevisions"])).stdout).toMatch(
+      /NAME\s+CONTROLLER\s+REVISION\s+AGE\nweb-1\s+statefulset.apps\/web\s+1\s+/,
+    );
+  });
+
   it("shows pod tables with wide columns", async () => {
     const r = await h.kubectl(["get", "pod", "p1", "-o", "wide"]);
     expect(r.stdout).toMatch(
