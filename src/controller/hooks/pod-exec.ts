@@ -10,6 +10,7 @@
  * (InternalError), the timeout passed (Timeout) or the signal aborted (Aborted). Timeout
  * and abort close the stream, which ends the command on the node.
  */
+import type { IncomingMessage } from "node:http";
 import { Readable, Writable } from "node:stream";
 import { Exec, type KubeConfig, type V1Status } from "@kubernetes/client-node";
 import WebSocket from "ws";
@@ -181,10 +182,22 @@ function webSocketsOf(kc: KubeConfig): WebSocketInterface {
       if (!server) throw new PodExecError("BadRequest", "the kubeconfig has no current cluster");
       const opts: WebSocket.ClientOptions = {};
       await kc.applyToHTTPSOptions(opts);
-      const ws = socketWithServerErrors(`${server.replace(/^http/, "ws").replace(/\/+$/, "")}${path}`, opts);
+      const ws = new WebSocket(
+        `${server.replace(/^http/, "ws").replace(/\/+$/, "")}${path}`,
+        PROTOCOLS,
+        opts,
+      );
       return new Promise<WebSocket>((resolve, reject) => {
         ws.once("open", () => resolve(ws));
         ws.once("error", reject);
+        // A refused upgrade: the server's Status, read before the socket is dropped.
+        ws.once("unexpected-response", (req, res) => {
+          void refusal(res).then((err) => {
+            reject(err);
+            req.destroy();
+            ws.terminate();
+          });
+        });
         ws.on("message", (data: Buffer, isBinary: boolean) => {
           if (!isBinary || data.length === 0 || data[0] === 255) return;
           if (binary && !binary(data[0]!, data.subarray(1))) ws.close();
@@ -194,35 +207,31 @@ function webSocketsOf(kc: KubeConfig): WebSocketInterface {
   };
 }
 
-/** A WebSocket that fails with the server's Status when the upgrade is refused. */
-function socketWithServerErrors(uri: string, opts: WebSocket.ClientOptions): WebSocket {
-  const ws = new WebSocket(uri, PROTOCOLS, opts);
-  ws.on("unexpected-response", (req, res) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    res.on("data", (b: Buffer) => {
-      if (size < OUTPUT_LIMIT) chunks.push(b);
-      size += b.length;
-    });
-    res.on("end", () => {
-      const body = Buffer.concat(chunks).toString("utf8");
-      let status: z.infer<typeof StatusSchema> | undefined;
-      try {
-        status = StatusSchema.safeParse(JSON.parse(body)).data;
-      } catch {
-        status = undefined;
-      }
-      const code = res.statusCode ?? 0;
-      req.destroy(
-        new PodExecError(
-          status?.reason ?? (code === 404 ? "NotFound" : code === 403 ? "Forbidden" : "BadRequest"),
-          status?.message ?? (body.trim() || `HTTP ${code}`),
-          code,
-        ),
-      );
-    });
-  });
-  return ws;
+/** The error an upgrade refusal carries: its Status when the body is one. */
+async function refusal(res: IncomingMessage): Promise<PodExecError> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const b of res) {
+      if (size < OUTPUT_LIMIT) chunks.push(b as Buffer);
+      size += (b as Buffer).length;
+    }
+  } catch {
+    // What arrived is all there is.
+  }
+  const body = Buffer.concat(chunks).toString("utf8");
+  let status: z.infer<typeof StatusSchema> | undefined;
+  try {
+    status = StatusSchema.safeParse(JSON.parse(body)).data;
+  } catch {
+    status = undefined;
+  }
+  const code = res.statusCode ?? 0;
+  return new PodExecError(
+    status?.reason ?? (code === 404 ? "NotFound" : code === 403 ? "Forbidden" : "BadRequest"),
+    status?.message ?? (body.trim() || `HTTP ${code}`),
+    code,
+  );
 }
 
 /** A Writable that keeps the last `limit` bytes written to it. */
