@@ -239,6 +239,13 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       const ri = parseResourcePath(url.pathname.replace(/\/+$/, ""));
       if (!ri || ri.group !== "" || ri.resource !== "pods" || ri.subresource !== "exec" || !ri.namespace)
         throw ri ? badRequest(`the server does not support upgrades of ${url.pathname}`) : pathNotFound();
+      if (!isLoopback(req.socket.remoteAddress))
+        throw new ApiError(
+          403,
+          "Forbidden",
+          `pods "${ri.name ?? ""}" is forbidden: the embedded API server serves pods/exec to loopback clients only (the command runs as the user running the server)`,
+          { name: ri.name ?? "", kind: "pods" },
+        );
       if (req.method !== "GET" && req.method !== "POST")
         throw new ApiError(
           405,
@@ -292,4 +299,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
         ...(o.name ? { name: o.name } : {}),
       }),
   };
+}
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 addresses. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
+  return v4.startsWith("127.") || address === "::1";
 }
