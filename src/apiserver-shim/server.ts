@@ -237,8 +237,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       authenticate(req);
       const url = new URL(req.url ?? "/", "http://localhost");
       const ri = parseResourcePath(url.pathname.replace(/\/+$/, ""));
-      if (!ri || ri.group !== "" || ri.resource !== "pods" || ri.subresource !== "exec" || !ri.namespace)
-        throw ri ? badRequest(`the server does not support upgrades of ${url.pathname}`) : pathNotFound();
+      if (!ri) throw pathNotFound();
+      if (ri.group !== "" || ri.resource !== "pods" || ri.subresource !== "exec" || !ri.namespace)
+        throw badRequest(`the server does not support upgrades of ${url.pathname}`);
       if (!isLoopback(req.socket.remoteAddress))
         throw new ApiError(
           403,
