@@ -5,10 +5,12 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import type { Duplex } from "node:stream";
 import { type Logger, pino } from "pino";
 import { CRDS_GR } from "./controllers/crd-controller.js";
 import { createShimCore } from "./core.js";
-import { pathNotFound, unauthorized } from "./errors.js";
+import { ApiError, badRequest, internalError, pathNotFound, unauthorized } from "./errors.js";
 import {
   aggregatedDiscovery,
   aggregatedDiscoveryType,
@@ -17,11 +19,14 @@ import {
   apiVersions,
   resourceList,
 } from "./http/discovery.js";
+import { ExecEndpoint, rejectWithStatus } from "./http/exec.js";
 import { OpenApiService } from "./http/openapi.js";
 import { parseResourcePath } from "./http/request-info.js";
 import { handleResource } from "./http/resource-handler.js";
 import { sendError, sendJson } from "./http/respond.js";
 import { writeKubeconfig as writeKubeconfigFile } from "./kubeconfig.js";
+import { LocalExecutor } from "./kubelet/local-exec.js";
+import { grKey } from "./registry/resource.js";
 import { type Clock, systemClock } from "./time.js";
 
 export interface ApiServerOptions {
@@ -105,6 +110,25 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   };
   const tokens = opts.tokens?.length ? new Set(opts.tokens) : undefined;
   let address = "";
+  // pods/exec runs commands as local processes (docs/apiserver-shim.md, "exec"), each pod in
+  // a directory of its own under the data dir (or a temporary one), removed with the pod.
+  const executor = new LocalExecutor({
+    ...(opts.dataDir ? { rootDir: join(opts.dataDir, "exec") } : {}),
+    logger: log,
+  });
+  const podsGr = grKey(registry.get("", "v1", "pods")!);
+  const unsubscribePods = objects.subscribe((e) => {
+    if (e.type === "DELETED" && e.gr === podsGr && e.object.metadata.uid)
+      executor.forgetPod(e.object.metadata.uid);
+  });
+  const exec = new ExecEndpoint({ store, registry, executor, logger: log, onClose });
+
+  const authenticate = (req: IncomingMessage): void => {
+    if (!tokens) return;
+    const auth = req.headers.authorization ?? "";
+    const token = auth.startsWith("Bearer ") ? auth.slice(7).trim() : "";
+    if (!tokens.has(token)) throw unauthorized();
+  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://localhost");
@@ -121,11 +145,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       res.end("ok");
       return;
     }
-    if (tokens) {
-      const auth = req.headers.authorization ?? "";
-      const token = auth.startsWith("Bearer ") ? auth.slice(7).trim() : "";
-      if (!tokens.has(token)) throw unauthorized();
-    }
+    authenticate(req);
     if (req.method === "GET") {
       const agg = aggregatedDiscoveryType(req);
       const aggHeaders = (t: string) => ({ "Content-Type": t, Vary: "Accept" });
@@ -177,6 +197,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     }
     const ri = parseResourcePath(path);
     if (!ri) throw pathNotFound();
+    // A streaming subresource asked for without an upgrade (kube's UpgradeAwareHandler).
+    if (ri.resource === "pods" && ri.subresource === "exec" && ri.group === "")
+      throw badRequest("Upgrade request required");
     await handleResource(req, res, ri, url.searchParams, { store, registry, watch: watchCfg, onClose });
   };
 
@@ -201,6 +224,46 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
         ),
       );
   });
+  // Upgrades: pods/exec over WebSocket (http/exec.ts); nothing else upgrades.
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    opts.onRequest?.({
+      method: req.method ?? "",
+      url: req.url ?? "",
+      userAgent: req.headers["user-agent"] ?? "",
+      at: clock.now(),
+    });
+    socket.on("error", () => undefined);
+    try {
+      authenticate(req);
+      const url = new URL(req.url ?? "/", "http://localhost");
+      const ri = parseResourcePath(url.pathname.replace(/\/+$/, ""));
+      if (!ri) throw pathNotFound();
+      if (ri.group !== "" || ri.resource !== "pods" || ri.subresource !== "exec" || !ri.namespace)
+        throw badRequest(`the server does not support upgrades of ${url.pathname}`);
+      if (!isLoopback(req.socket.remoteAddress))
+        throw new ApiError(
+          403,
+          "Forbidden",
+          `pods "${ri.name ?? ""}" is forbidden: the embedded API server serves pods/exec to loopback clients only (the command runs as the user running the server)`,
+          { name: ri.name ?? "", kind: "pods" },
+        );
+      if (req.method !== "GET" && req.method !== "POST")
+        throw new ApiError(
+          405,
+          "MethodNotAllowed",
+          `the server does not allow this method on the requested resource`,
+        );
+      exec.upgrade(req, socket, head, {
+        namespace: ri.namespace,
+        name: ri.name ?? "",
+        query: url.searchParams,
+      });
+    } catch (err) {
+      if (!(err instanceof ApiError)) log.error({ err, url: req.url }, "upgrade failed");
+      rejectWithStatus(socket, err instanceof ApiError ? err : internalError(err));
+    }
+  };
+  server.on("upgrade", upgrade);
   server.requestTimeout = 0;
   server.headersTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
@@ -221,6 +284,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       if (closed) return;
       closed = true;
       for (const c of [...closers]) c();
+      unsubscribePods();
+      executor.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
@@ -235,4 +300,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
         ...(o.name ? { name: o.name } : {}),
       }),
   };
+}
+
+/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 addresses. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
+  return v4.startsWith("127.") || address === "::1";
 }

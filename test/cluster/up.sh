@@ -171,7 +171,7 @@ KUBECONFIG
 
 gen_certs() {
   [[ -f "${pki_dir}/ca.crt" && -f "${pki_dir}/apiserver.crt" && -f "${pki_dir}/sa.key" \
-    && -f "${pki_dir}/front-proxy-client.crt" ]] && return 0
+    && -f "${pki_dir}/front-proxy-client.crt" ]] && { gen_kubelet_cert; return 0; }
   log "generating certificates in ${pki_dir}"
   mkdir -p "${pki_dir}"
   chmod 700 "${pki_dir}"
@@ -220,6 +220,32 @@ CNF
   openssl genrsa -out "${pki_dir}/sa.key" 2048 2>/dev/null
   openssl rsa -in "${pki_dir}/sa.key" -pubout -out "${pki_dir}/sa.pub" 2>/dev/null
   chmod 600 "${pki_dir}"/*.key
+  gen_kubelet_cert
+}
+
+# The serving certificate of kwok's kubelet server (exec, logs), signed by the cluster CA
+# for 127.0.0.1: kube-apiserver verifies it (--kubelet-certificate-authority) when it
+# proxies `kubectl exec` to the node. Generated on its own so older state dirs get it too.
+gen_kubelet_cert() {
+  [[ -f "${pki_dir}/kubelet.crt" ]] && return 0
+  log "generating the kubelet (kwok) serving certificate"
+  cat >"${pki_dir}/kubelet.cnf" <<CNF
+[req]
+distinguished_name = dn
+[dn]
+[ext]
+basicConstraints = critical,CA:FALSE
+keyUsage = critical,digitalSignature,keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1,DNS:localhost
+CNF
+  openssl genrsa -out "${pki_dir}/kubelet.key" 2048 2>/dev/null
+  openssl req -new -key "${pki_dir}/kubelet.key" -subj "/CN=kwok-kubelet" \
+    -out "${pki_dir}/kubelet.csr" 2>/dev/null
+  openssl x509 -req -in "${pki_dir}/kubelet.csr" -CA "${pki_dir}/ca.crt" \
+    -CAkey "${pki_dir}/ca.key" -CAcreateserial -days 3650 -sha256 \
+    -extfile "${pki_dir}/kubelet.cnf" -extensions ext -out "${pki_dir}/kubelet.crt" 2>/dev/null
+  chmod 600 "${pki_dir}/kubelet.key"
 }
 
 new_token() { openssl rand -hex 24; }
@@ -432,6 +458,8 @@ start kube-apiserver \
   --service-cluster-ip-range=10.96.0.0/16 \
   --endpoint-reconciler-type=none \
   --allow-privileged=true \
+  --kubelet-certificate-authority="${pki_dir}/ca.crt" \
+  --kubelet-preferred-address-types=InternalIP \
   --profiling=false \
   --v=1
 wait_for kube-apiserver "kube-apiserver /readyz" apiserver_ready
@@ -488,16 +516,41 @@ kwok_config=()
 for f in "${cluster_script_dir}"/kwok-stages/*.yaml; do
   kwok_config+=(--config="${f}")
 done
+# pods/exec: kwok runs `kubectl exec` commands as local processes of the kwok process (the
+# user running this script), for every pod and container, in one shared working directory.
+# kwok's exec config is static: the container's env, image and filesystem play no part
+# (docs/conformance.md). PETSET_EXEC_BACKEND lets a command tell where it runs.
+exec_work_dir="${state_dir}/exec"
+mkdir -p "${exec_work_dir}"
+cat >"${state_dir}/kwok-exec.yaml" <<EXEC
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: ClusterExec
+metadata:
+  name: local-exec
+spec:
+  execs:
+    - local:
+        workDir: ${exec_work_dir}
+        envs:
+          - name: PETSET_EXEC_BACKEND
+            value: kwok
+EXEC
+kwok_config+=(--config="${state_dir}/kwok-exec.yaml")
 start kwok \
   --kubeconfig="${state_dir}/kubeconfig-kwok" \
   "${kwok_config[@]}" \
   --manage-all-nodes=false \
   --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
   --server-address="127.0.0.1:${KWOK_PORT}" \
+  --tls-cert-file="${pki_dir}/kubelet.crt" \
+  --tls-private-key-file="${pki_dir}/kubelet.key" \
+  --node-port="${KWOK_PORT}" \
   --node-lease-duration-seconds=40 \
   --cidr=10.244.0.0/16 \
-  --node-ip=10.240.0.1
-kwok_healthy() { curl -fsS --max-time 2 "http://127.0.0.1:${KWOK_PORT}/healthz" >/dev/null; }
+  --node-ip=127.0.0.1
+kwok_healthy() {
+  curl -fsS --max-time 2 --cacert "${pki_dir}/ca.crt" "https://127.0.0.1:${KWOK_PORT}/healthz" >/dev/null
+}
 
 wait_for kube-controller-manager "kube-controller-manager /healthz" kcm_healthy
 wait_for kube-scheduler "kube-scheduler /healthz" scheduler_healthy
@@ -541,6 +594,13 @@ done
 kubectl_admin apply -f - >/dev/null <<<"${nodes_manifest}"
 
 wait_for kwok "${node_count} Ready, untainted fake nodes" nodes_ready
+# kube-apiserver reaches a node's kubelet (kwok's server: exec) at its InternalIP and
+# daemonEndpoints port. kwok writes them when a node becomes Ready; nodes kept from an
+# earlier start of this cluster still show the old ones, so they are set here for all.
+for (( i = 0; i < node_count; i++ )); do
+  kubectl_admin patch node "kwok-node-${i}" --subresource=status --type=merge -p \
+    "{\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"127.0.0.1\"},{\"type\":\"Hostname\",\"address\":\"kwok-node-${i}\"}],\"daemonEndpoints\":{\"kubeletEndpoint\":{\"Port\":${KWOK_PORT}}}}}" >/dev/null
+done
 wait_for kube-controller-manager "the default service account" default_sa_exists
 
 echo "${fingerprint}" >"${state_dir}/fingerprint"
