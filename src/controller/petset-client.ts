@@ -86,7 +86,14 @@ export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter)
     async update(namespace, name, resourceVersion, st) {
       writes.count("patch", "petsets/status");
       await api.patchNamespacedCustomObjectStatus(
-        { ...ps, namespace, name, body: { metadata: { resourceVersion }, status: st } },
+        // A merge patch keeps what it does not mention: `hooks: null` clears the list once no
+        // hook runs (the other fields are always present).
+        {
+          ...ps,
+          namespace,
+          name,
+          body: { metadata: { resourceVersion }, status: { ...st, hooks: st.hooks ?? null } },
+        },
         merge,
       );
     },

@@ -203,6 +203,20 @@ function firstRollout(ctx: PlanContext): boolean {
   return !ctx.index.sorted.some((v) => v.spec.version < t && v.status?.rolloutStartedAt !== undefined);
 }
 
+/**
+ * The version the rollout to the target moves from: the current one, or once every pet runs
+ * the target (it became current), the latest version below it that was current.
+ */
+function rolloutFrom(ctx: PlanContext): number | undefined {
+  const { target, current } = ctx.versions;
+  if (current.spec.version !== target.spec.version) return current.spec.version;
+  const before = ctx.index.sorted.filter(
+    (v) => v.spec.version < target.spec.version && v.status?.becameCurrentAt !== undefined,
+  );
+  before.sort((a, b) => (a.status?.becameCurrentAt ?? "").localeCompare(b.status?.becameCurrentAt ?? ""));
+  return before.at(-1)?.spec.version;
+}
+
 /** preRollout: true when the rollout must hold (no pet moves to the target yet). */
 export function holdForPreRollout(ctx: PlanContext): boolean {
   const { target, current } = ctx.versions;
@@ -223,7 +237,7 @@ export function holdForPreRollout(ctx: PlanContext): boolean {
  */
 export function planPostUpdates(ctx: PlanContext, isAvailable: (pod: PodView) => boolean): Set<number> {
   const pending = new Set<number>();
-  const { target, current } = ctx.versions;
+  const { target } = ctx.versions;
   if (ctx.input.petSet.spec.lifecycle?.postUpdate === undefined) return pending;
   if (target.status?.fullyRolledOutAt !== undefined || firstRollout(ctx)) return pending;
   for (const pod of ctx.podsByOrdinal.values()) {
@@ -231,7 +245,7 @@ export function planPostUpdates(ctx: PlanContext, isAvailable: (pod: PodView) =>
     // Only pods that started at the target (created or patched for it), not relabelled ones.
     if (pod.annotations[Annotations.startedVersion] !== String(target.spec.version)) continue;
     if (!isAvailable(pod)) continue;
-    const from = current.spec.version !== target.spec.version ? current.spec.version : undefined;
+    const from = rolloutFrom(ctx);
     const req: HookRequest = { hook: "postUpdate", holder: target, pod, toVersion: target.spec.version };
     if (from !== undefined) req.fromVersion = from;
     if (gateHook(ctx, req) === "wait") pending.add(pod.ordinal);
@@ -241,11 +255,12 @@ export function planPostUpdates(ctx: PlanContext, isAvailable: (pod: PodView) =>
 
 /** postRollout once every pet runs the target (call only then): true while it is not done. */
 export function holdForPostRollout(ctx: PlanContext): boolean {
-  const { target, current } = ctx.versions;
+  const { target } = ctx.versions;
   if (ctx.input.petSet.spec.lifecycle?.postRollout === undefined) return false;
   if (target.status?.fullyRolledOutAt !== undefined || firstRollout(ctx)) return false;
   const req: HookRequest = { hook: "postRollout", holder: target, toVersion: target.spec.version };
-  if (current.spec.version !== target.spec.version) req.fromVersion = current.spec.version;
+  const from = rolloutFrom(ctx);
+  if (from !== undefined) req.fromVersion = from;
   return gateHook(ctx, req) === "wait";
 }
 

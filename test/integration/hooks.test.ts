@@ -1,0 +1,430 @@
+/**
+ * Lifecycle hooks end to end, on both backends (docs/hooks.md): exec in the pets through
+ * pods/exec, a webhook babysitter on loopback, the external handshake answered by
+ * `kubectl petset observe` running a bash script, timeouts, Rollback, a controller killed
+ * mid-hook and a rollback while a hook runs. The invariant monitor watches every rollout.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ConditionTypes, type HookRecord } from "../../src/api/index.js";
+import { eventually, REPO_ROOT } from "../support/cluster.js";
+import { startController } from "../support/controller.js";
+import {
+  condition,
+  createPetSet,
+  expectNoViolations,
+  getPetSet,
+  listClaims,
+  listPods,
+  listVersions,
+  monitor,
+  patchPetSet,
+  petSetManifest,
+  type RolloutEnv,
+  setImage,
+  startRolloutEnv,
+  TEST_MS,
+  WAIT_MS,
+  waitRolledOut,
+} from "./rollout-support.js";
+
+let env: RolloutEnv;
+let dir: string;
+let babysitter: Server;
+let babysitterUrl: string;
+/** What the webhook babysitter was asked, and how it answers (by PETSET_TO_VERSION). */
+const reviews: Array<Record<string, unknown>> = [];
+const answers = new Map<number, "Succeeded" | "Failed">();
+
+beforeAll(async () => {
+  env = await startRolloutEnv("hooks");
+  dir = mkdtempSync(join(tmpdir(), "petset-hooks-"));
+  babysitter = createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => {
+      body += c.toString();
+    });
+    req.on("end", () => {
+      const review = JSON.parse(body) as { request: Record<string, unknown> };
+      reviews.push(review.request);
+      const result = answers.get(Number(review.request.toVersion)) ?? "Succeeded";
+      res.setHeader("Content-Type", "application/json");
+      res.end(
+        JSON.stringify({
+          apiVersion: "hooks.petset.dev/v1",
+          kind: "HookReview",
+          response: { uid: review.request.uid, result, message: `babysitter says ${result}` },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => babysitter.listen(0, "127.0.0.1", resolve));
+  babysitterUrl = `http://127.0.0.1:${(babysitter.address() as AddressInfo).port}/hooks`;
+});
+
+afterAll(async () => {
+  await env?.stop();
+  await new Promise<void>((resolve) => babysitter?.close(() => resolve()));
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const records = async (name: string): Promise<HookRecord[]> =>
+  (await listVersions(env, name))
+    .flatMap((v) => v.status?.hooks ?? [])
+    .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id));
+
+/** An exec hook that appends its context to a file of this test (the commands run on this machine). */
+function logHook(file: string, extra: Record<string, unknown> = {}) {
+  return {
+    exec: {
+      command: [
+        "sh",
+        "-c",
+        `echo "$PETSET_HOOK $PETSET_POD $PETSET_ORDINAL $PETSET_FROM_VERSION $PETSET_TO_VERSION $PETSET_NAME $PETSET_HOOK_ID" >> ${file}`,
+      ],
+    },
+    timeoutSeconds: 60,
+    ...extra,
+  };
+}
+
+const progressing = async (name: string) => condition(await getPetSet(env, name), ConditionTypes.progressing);
+
+describe("lifecycle hooks", () => {
+  it(
+    "exec preUpdate and webhook postUpdate run for each pet in reverse ordinal order, with the context",
+    async () => {
+      const log = join(dir, "rollout.log");
+      writeFileSync(log, "");
+      await createPetSet(
+        env,
+        petSetManifest("web", {
+          spec: {
+            lifecycle: {
+              preUpdate: logHook(log),
+              postUpdate: { webhook: { url: babysitterUrl }, timeoutSeconds: 60 },
+            },
+          },
+        }),
+      );
+      await waitRolledOut(env, "web", 1);
+      const m = await monitor(env, "web");
+      await setImage(env, "web", "nginx:1.27");
+      await waitRolledOut(env, "web", 2);
+      const order = (await records("web")).map((r) => `${r.hook} ${r.pod} ${r.phase}`);
+      expect(order).toEqual([
+        "preUpdate web-2 Succeeded",
+        "postUpdate web-2 Succeeded",
+        "preUpdate web-1 Succeeded",
+        "postUpdate web-1 Succeeded",
+        "preUpdate web-0 Succeeded",
+        "postUpdate web-0 Succeeded",
+      ]);
+      const lines = readFileSync(log, "utf8").trim().split("\n");
+      expect(lines.map((l) => l.split(" ").slice(0, 6).join(" "))).toEqual([
+        "preUpdate web-2 2 1 2 web",
+        "preUpdate web-1 1 1 2 web",
+        "preUpdate web-0 0 1 2 web",
+      ]);
+      expect(lines[0]?.split(" ")[6]).toMatch(/^preUpdate\.web\.v2\.2\./);
+      expect(
+        reviews
+          .filter((r) => r.petSet === "web")
+          .map((r) => `${r.hook} ${r.pod} ${r.fromVersion}->${r.toVersion}`),
+      ).toEqual(["postUpdate web-2 1->2", "postUpdate web-1 1->2", "postUpdate web-0 1->2"]);
+      await expectNoViolations(m);
+    },
+    TEST_MS,
+  );
+
+  it(
+    "a failing postUpdate with failurePolicy Rollback rolls back to the last complete version",
+    async () => {
+      answers.set(2, "Failed");
+      await createPetSet(
+        env,
+        petSetManifest("rb", {
+          spec: {
+            lifecycle: {
+              postUpdate: { webhook: { url: babysitterUrl }, timeoutSeconds: 60, failurePolicy: "Rollback" },
+            },
+          },
+        }),
+      );
+      await waitRolledOut(env, "rb", 1);
+      const m = await monitor(env, "rb");
+      await setImage(env, "rb", "nginx:1.27");
+      await waitRolledOut(env, "rb", 3);
+      const versions = await listVersions(env, "rb");
+      expect(versions.find((v) => v.spec.version === 3)?.spec.rollbackOf).toBe(1);
+      const failed = (await records("rb")).find((r) => r.toVersion === 2);
+      expect(failed).toMatchObject({
+        hook: "postUpdate",
+        pod: "rb-2",
+        phase: "Failed",
+        outcome: "RolledBack",
+      });
+      expect(failed?.message).toBe("babysitter says Failed");
+      expect((await records("rb")).filter((r) => r.phase === "Running")).toEqual([]);
+      answers.delete(2);
+      await expectNoViolations(m);
+    },
+    TEST_MS,
+  );
+
+  it(
+    "a hook that hangs fails at its timeout: Progressing=False HookFailed, no pet moved; hook retry and a fix move on",
+    async () => {
+      const flag = join(dir, "hang-ok");
+      await createPetSet(
+        env,
+        petSetManifest("hang", {
+          spec: {
+            lifecycle: {
+              preUpdate: {
+                exec: { command: ["sh", "-c", `test -f ${flag} || sleep 120`] },
+                timeoutSeconds: 3,
+              },
+            },
+          },
+        }),
+      );
+      await waitRolledOut(env, "hang", 1);
+      const m = await monitor(env, "hang");
+      await setImage(env, "hang", "nginx:1.27");
+      const stuck = await eventually(
+        "HookFailed",
+        async () => {
+          const c = await progressing("hang");
+          return c?.reason === "HookFailed" ? c : undefined;
+        },
+        WAIT_MS,
+      );
+      expect(stuck.status).toBe("False");
+      expect(stuck.message).toContain(
+        "hook preUpdate on hang-2 failed after 1 attempt(s): timed out after 3s",
+      );
+      expect(
+        (await listPods(env, "hang")).every((p) => p.metadata?.labels?.["petset.dev/version"] === "1"),
+      ).toBe(true);
+      const list = await runPlugin(["hook", "list", "hang"]);
+      expect(list.stdout).toMatch(/preUpdate\s+hang-2\s+v2\s+Failed \(Paused\)/);
+      writeFileSync(flag, "");
+      const retry = await runPlugin(["hook", "retry", "hang"]);
+      expect(retry.stdout).toContain("hook preUpdate on hang-2 will run again (attempt 2)");
+      await waitRolledOut(env, "hang", 2);
+      await expectNoViolations(m);
+    },
+    TEST_MS,
+  );
+
+  it(
+    "preScaleDown handshakes answered by kubectl petset observe: pets 4 then 3 leave in order, claims only after",
+    async () => {
+      const log = join(dir, "scale.log");
+      writeFileSync(log, "");
+      const script = join(dir, "leave.sh");
+      writeFileSync(
+        script,
+        `#!/usr/bin/env bash\nset -eu\necho "$PETSET_HOOK $PETSET_POD $PETSET_REPLICAS" >> ${log}\n`,
+        { mode: 0o755 },
+      );
+      await createPetSet(
+        env,
+        petSetManifest("db", {
+          replicas: 5,
+          claims: ["data"],
+          spec: {
+            persistentVolumeClaimRetentionPolicy: { whenScaled: "Delete" },
+            lifecycle: { preScaleDown: { external: {}, timeoutSeconds: 120 } },
+          },
+        }),
+      );
+      await waitRolledOut(env, "db", 1);
+      const m = await monitor(env, "db");
+      const observer = spawnPlugin(["observe", "db", "--interval", "200ms", "--", script]);
+      try {
+        await patchPetSet(env, "db", { spec: { replicas: 3 } });
+        await eventually(
+          "db at 3 pets, claims of 3 and 4 gone",
+          async () => {
+            const pods = await listPods(env, "db");
+            const claims = (await listClaims(env)).map((c) => c.metadata?.name);
+            return pods.length === 3 && !claims.includes("data-db-4") && !claims.includes("data-db-3")
+              ? true
+              : undefined;
+          },
+          WAIT_MS,
+        );
+      } finally {
+        observer.kill("SIGTERM");
+      }
+      expect(readFileSync(log, "utf8").trim().split("\n")).toEqual([
+        "preScaleDown db-4 5→3",
+        "preScaleDown db-3 4→3",
+      ]);
+      const moves = m
+        .moves()
+        .filter((x) => x.kind === "delete")
+        .map((x) => x.pod);
+      expect(moves).toEqual(["db-4", "db-3"]);
+      await expectNoViolations(m);
+    },
+    TEST_MS,
+  );
+
+  it(
+    "a controller killed mid-hook: the next one resumes the same hook (same id) and the rollout finishes",
+    async () => {
+      await env.controller?.kill();
+      const first = await startController(env.cluster, env.namespace);
+      await createPetSet(
+        env,
+        petSetManifest("resume", {
+          replicas: 2,
+          spec: { lifecycle: { preUpdate: { external: {}, timeoutSeconds: 300 } } },
+        }),
+      );
+      await waitRolledOut(env, "resume", 1);
+      await setImage(env, "resume", "nginx:1.27");
+      const waiting = await eventually(
+        "a pending handshake",
+        async () => (await records("resume")).find((r) => r.phase === "Running"),
+        WAIT_MS,
+      );
+      await first.kill();
+      const second = await startController(env.cluster, env.namespace);
+      try {
+        // Answer by hand once the new leader has written the request again (same id), then
+        // the next pet's.
+        await eventually(
+          "the first hook answered",
+          async () =>
+            (await runPlugin(["hook", "ack", "resume", waiting.id], true)).code === 0 ? true : undefined,
+          WAIT_MS,
+          500,
+        );
+        await eventually(
+          "both pets moved",
+          async () => {
+            await runPlugin(["hook", "ack", "resume"], true);
+            return (await records("resume")).filter((r) => r.phase === "Succeeded").length === 2
+              ? true
+              : undefined;
+          },
+          WAIT_MS,
+          500,
+        );
+        await waitRolledOut(env, "resume", 2);
+        const done = (await records("resume")).find((r) => r.id === waiting.id);
+        expect(done).toMatchObject({ phase: "Succeeded", attempts: 1 });
+      } finally {
+        await second.kill();
+      }
+    },
+    TEST_MS,
+  );
+
+  it(
+    "a rollback while a hook runs cancels it: nothing stays stuck in the superseded version's hook",
+    async () => {
+      const controller = await startController(env.cluster, env.namespace);
+      try {
+        await createPetSet(
+          env,
+          petSetManifest("back", {
+            spec: { lifecycle: { preUpdate: { external: {}, timeoutSeconds: 300 } } },
+          }),
+        );
+        await waitRolledOut(env, "back", 1);
+        const m = await monitor(env, "back");
+        await setImage(env, "back", "nginx:1.27");
+        await eventually(
+          "a pending handshake",
+          async () => (await records("back")).find((r) => r.phase === "Running"),
+          WAIT_MS,
+        );
+        const rollback = await runPlugin(["rollback", "back"]);
+        expect(rollback.code).toBe(0);
+        await waitRolledOut(env, "back", 3);
+        const rs = await records("back");
+        expect(rs.find((r) => r.toVersion === 2)).toMatchObject({ phase: "Cancelled" });
+        expect(rs.filter((r) => r.phase === "Running")).toEqual([]);
+        const pods = await listPods(env, "back");
+        expect(pods.every((p) => p.metadata?.annotations?.["hooks.petset.dev/request"] === undefined)).toBe(
+          true,
+        );
+        await expectNoViolations(m);
+      } finally {
+        await controller.kill();
+      }
+    },
+    TEST_MS,
+  );
+
+  it("invalid hooks are refused by the API server with the field named", async () => {
+    const bad = petSetManifest("bad", {
+      spec: {
+        lifecycle: {
+          preRollout: { exec: { command: ["x"] }, timeoutSeconds: 10 },
+          preScaleDown: { external: {}, timeoutSeconds: 10, failurePolicy: "Rollback" },
+          postUpdate: { webhook: { url: "http://example.com/x" }, timeoutSeconds: 10 },
+        },
+      },
+    });
+    const r = await env.cluster.kubectl(["apply", "-n", env.namespace, "-f", "-"], {
+      input: JSON.stringify(bad),
+      allowFail: true,
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toContain(
+      "spec.lifecycle.preRollout.exec: Forbidden: preRollout runs once per version, not in a pet",
+    );
+    expect(r.stderr).toContain("spec.lifecycle.preScaleDown.failurePolicy: Invalid value");
+    expect(r.stderr).toContain("spec.lifecycle.postUpdate.webhook.url: Invalid value");
+  });
+});
+
+const PLUGIN = join(REPO_ROOT, "dist", "src", "cli", "kubectl-petset.js");
+
+function pluginArgs(args: string[]): string[] {
+  return [
+    PLUGIN,
+    ...args.slice(0, 2),
+    "-n",
+    env.namespace,
+    "--kubeconfig",
+    env.cluster.kubeconfigPath,
+    ...args.slice(2),
+  ];
+}
+
+function spawnPlugin(args: string[]) {
+  const i = args.indexOf("--");
+  const head = i < 0 ? args : args.slice(0, i);
+  const tail = i < 0 ? [] : args.slice(i);
+  return spawn(process.execPath, [...pluginArgs(head), ...tail], { stdio: "ignore" });
+}
+
+async function runPlugin(
+  args: string[],
+  allowFail = false,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, pluginArgs(args), { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
+  if (code !== 0 && !allowFail) throw new Error(`kubectl petset ${args.join(" ")}: exit ${code}: ${stderr}`);
+  return { code, stdout, stderr };
+}
