@@ -49,6 +49,8 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
     kubeConfig,
     logger: logger.child({ component: "kubelet" }),
     readyDelayMs: config.readyDelayMs,
+    // The server is ours and token-protected: Job pods run their commands here.
+    runProcesses: true,
   });
   const controller = config.controller
     ? new PetSetController({

@@ -10,6 +10,7 @@ import {
 } from "./cluster-resources.js";
 import { configMapsDefinition, secretsDefinition, serviceAccountsDefinition } from "./config-resources.js";
 import { crdsDefinition } from "./crds.js";
+import { jobsDefinition } from "./jobs.js";
 import { namespacesDefinition } from "./namespaces.js";
 import { podsDefinition } from "./pods.js";
 import { servicesDefinition } from "./services.js";
@@ -20,6 +21,7 @@ export function registerBuiltins(registry: ResourceRegistry, objects: ObjectStor
     namespacesDefinition,
     podsDefinition,
     servicesDefinition(objects),
+    jobsDefinition,
     configMapsDefinition,
     secretsDefinition,
     serviceAccountsDefinition,
