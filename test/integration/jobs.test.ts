@@ -133,12 +133,17 @@ describe("batch/v1 Jobs", () => {
   });
 
   it("show in kubectl get jobs", async () => {
-    await waitForCondition("ok", "Complete");
-    const r = await cluster.kubectl(["get", "jobs", "-n", ns, "ok", "bad"]);
+    await batch.createNamespacedJob({ namespace: ns, body: job("shown", "exit 0", "0") });
+    await batch.createNamespacedJob({ namespace: ns, body: job("waiting", "sleep 120", "never") });
+    await waitForCondition("shown", "Complete");
+    const r = await cluster.kubectl(["get", "jobs", "-n", ns, "shown", "waiting"]);
     const lines = r.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE$/);
-    expect(lines[1]).toMatch(/^ok\s+Complete\s+1\/1\s+\d+s\s+\d+s$/);
-    expect(lines[2]).toMatch(/^bad\s+Failed\s+0\/1\s+\d+s\s+\d+s$/);
+    expect(lines[1]).toMatch(/^shown\s+Complete\s+1\/1\s+\d+s\s+\d+s$/);
+    expect(lines[2]).toMatch(/^waiting\s+Running\s+0\/1\s+\d+s\s+\d+s$/);
+    const wide = await cluster.kubectl(["get", "job", "-n", ns, "shown", "-o", "wide"]);
+    expect(wide.stdout).toMatch(/CONTAINERS\s+IMAGES\s+SELECTOR/);
+    expect(wide.stdout).toMatch(/main\s+busybox:1\.36\s+batch\.kubernetes\.io\/controller-uid=/);
   });
 
   it("take their pods with them when deleted (background propagation)", async () => {
@@ -160,12 +165,15 @@ describe("batch/v1 Jobs", () => {
       allowFail: true,
     });
     expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toContain('spec.template.spec.restartPolicy: Unsupported value: "Always"');
+    expect(refused.stderr).toContain(
+      'The Job "always" is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"',
+    );
+    await batch.createNamespacedJob({ namespace: ns, body: job("fixed", "exit 0", "0") });
     const r = await cluster.kubectl(
       [
         "patch",
         "job",
-        "ok",
+        "fixed",
         "-n",
         ns,
         "--type=json",

@@ -112,7 +112,7 @@ export function validateJob(job: KubeObject): FieldError[] {
   errs.push(...validatePodSpec(t.spec, "spec.template.spec"));
   const rp = isPlainObject(t.spec) ? t.spec.restartPolicy : undefined;
   if (rp !== "OnFailure" && rp !== "Never")
-    errs.push(fieldNotSupported("spec.template.spec.restartPolicy", rp ?? "", ["OnFailure", "Never"]));
+    errs.push(fieldRequired("spec.template.spec.restartPolicy", 'valid values: "OnFailure", "Never"'));
   return errs;
 }
 
