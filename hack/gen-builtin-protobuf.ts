@@ -120,6 +120,7 @@ const PACKAGES: { mod: string; path: string }[] = [
   { mod: "k8s.io/api", path: "core/v1" },
   { mod: "k8s.io/api", path: "coordination/v1" },
   { mod: "k8s.io/api", path: "events/v1" },
+  { mod: "k8s.io/api", path: "batch/v1" },
   { mod: "k8s.io/apimachinery", path: "pkg/apis/meta/v1" },
 ];
 
@@ -137,6 +138,7 @@ const ROOTS: Record<string, string> = {
   "v1/Event": "k8s.io.api.core.v1.Event",
   "v1/Binding": "k8s.io.api.core.v1.Binding",
   "coordination.k8s.io/v1/Lease": "k8s.io.api.coordination.v1.Lease",
+  "batch/v1/Job": "k8s.io.api.batch.v1.Job",
   "events.k8s.io/v1/Event": "k8s.io.api.events.v1.Event",
   "meta.k8s.io/v1/DeleteOptions": "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
   "v1/DeleteOptions": "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",

@@ -52,20 +52,26 @@ export function defaultJob(job: KubeObject): void {
   spec.suspend ??= false;
   spec.podReplacementPolicy ??= spec.podFailurePolicy != null ? "Failed" : "TerminatingOrFailed";
   spec.manualSelector ??= false;
-  if (t && isPlainObject(t.spec)) defaultPodSpec(t.spec);
+  if (t && isPlainObject(t.spec)) {
+    // enableServiceLinks is a Pod default (SetDefaults_Pod), not a PodSpec one: templates keep it unset.
+    const serviceLinks = t.spec.enableServiceLinks;
+    defaultPodSpec(t.spec);
+    if (serviceLinks === undefined) delete t.spec.enableServiceLinks;
+  }
 }
 
 /**
  * The selector and template labels kube generates (generateSelector). The Job's own labels
- * get them too when they were defaulted from the template's (kube shares the map).
+ * get them too when it has none or they were defaulted from the template's (kube shares the map).
  */
 function generateSelector(job: KubeObject): void {
   const spec = job.spec as Obj;
   const t = template(job);
   if (spec.manualSelector === true || !t) return;
   const labels = templateLabels(t);
-  const jobLabelsFromTemplate =
-    deepEqual(job.metadata.labels ?? {}, labels) && Object.keys(labels).length > 0;
+  // Empirically (kube-apiserver 1.33): a Job without labels of its own gets the template's, generated ones included.
+  const own = job.metadata.labels ?? {};
+  const jobLabelsFromTemplate = Object.keys(own).length === 0 || deepEqual(own, labels);
   const name = job.metadata.name ?? "";
   const uid = job.metadata.uid ?? "";
   for (const key of [LEGACY_JOB_NAME_LABEL, JOB_NAME_LABEL]) labels[key] ??= name;

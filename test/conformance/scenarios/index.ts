@@ -4,6 +4,8 @@ import { applyScenarios } from "./apply.js";
 import { configMapScenarios } from "./configmaps.js";
 import { coreResourceScenarios } from "./core-resources.js";
 import { gcDiscoveryScenarios } from "./gc-discovery.js";
+import { jobScenarios } from "./jobs.js";
+// from "./gc-discovery.js";
 import { listWatchScenarios } from "./list-watch.js";
 import { petSetScenarios } from "./petsets.js";
 
@@ -14,4 +16,5 @@ export const SCENARIOS: Scenario[] = [
   ...applyScenarios,
   ...listWatchScenarios,
   ...gcDiscoveryScenarios,
+  ...jobScenarios,
 ];
