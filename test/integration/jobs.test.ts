@@ -146,6 +146,41 @@ describe("batch/v1 Jobs", () => {
     expect(wide.stdout).toMatch(/main\s+busybox:1\.36\s+batch\.kubernetes\.io\/controller-uid=/);
   });
 
+  it("go away ttlSecondsAfterFinished after they finish", async () => {
+    await batch.createNamespacedJob({
+      namespace: ns,
+      body: job("short-lived", "exit 0", "0", { ttlSecondsAfterFinished: 1 }),
+    });
+    await eventually(
+      "short-lived deleted after its TTL",
+      async () => {
+        const list = await batch.listNamespacedJob({
+          namespace: ns,
+          fieldSelector: "metadata.name=short-lived",
+        });
+        return list.items.length === 0 ? true : undefined;
+      },
+      60_000,
+    );
+  });
+
+  it("can be created with kubectl create job", async () => {
+    await cluster.kubectl([
+      "create",
+      "job",
+      "cli",
+      "-n",
+      ns,
+      "--image=busybox:1.36",
+      "--",
+      "sh",
+      "-c",
+      "exit 0",
+    ]);
+    const done = await waitForCondition("cli", "Complete");
+    expect(done.status?.succeeded).toBe(1);
+  });
+
   it("take their pods with them when deleted (background propagation)", async () => {
     await batch.createNamespacedJob({ namespace: ns, body: job("gone", "sleep 120", "never") });
     await eventually("gone's pod running", async () =>
