@@ -247,4 +247,22 @@ describe("batch/v1 Jobs", () => {
       expect(condition(done, "Complete")).toBeTruthy();
     },
   );
+
+  it.runIf(backendFromEnv() === "embedded")(
+    "embedded: OnFailure restarts the failed container in the same pod",
+    async () => {
+      // Fails on the first run, succeeds on the second: the pod's working directory survives restarts.
+      const j = job("retry", "if [ -f ran ]; then exit 0; fi; touch ran; exit 1", "0");
+      j.spec!.template.spec!.restartPolicy = "OnFailure";
+      await batch.createNamespacedJob({ namespace: ns, body: j });
+      const done = await waitForCondition("retry", "Complete");
+      expect(done.status?.succeeded).toBe(1);
+      const pods = await podsOf("retry");
+      expect(pods).toHaveLength(1);
+      const cs = pods[0]?.status?.containerStatuses?.[0];
+      expect(cs?.restartCount).toBe(1);
+      expect(cs?.lastState?.terminated?.exitCode).toBe(1);
+      expect(cs?.state?.terminated?.exitCode).toBe(0);
+    },
+  );
 });
