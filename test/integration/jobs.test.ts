@@ -141,6 +141,8 @@ describe("batch/v1 Jobs", () => {
     expect(lines[0]).toMatch(/^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE$/);
     expect(lines[1]).toMatch(/^shown\s+Complete\s+1\/1\s+\d+s\s+\d+s$/);
     expect(lines[2]).toMatch(/^waiting\s+Running\s+0\/1\s+\d+s\s+\d+s$/);
+    const explain = await cluster.kubectl(["explain", "job.spec.backoffLimit"]);
+    expect(explain.stdout).toContain("FIELD: backoffLimit <integer>");
     const wide = await cluster.kubectl(["get", "job", "-n", ns, "shown", "-o", "wide"]);
     expect(wide.stdout).toMatch(/CONTAINERS\s+IMAGES\s+SELECTOR/);
     expect(wide.stdout).toMatch(/main\s+busybox:1\.36\s+batch\.kubernetes\.io\/controller-uid=/);

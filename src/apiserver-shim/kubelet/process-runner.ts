@@ -61,6 +61,8 @@ export interface ProcessRunnerOptions {
   /** Parent of the per-pod working directories (default: a new temporary directory). */
   workDir?: string;
   restartDelayMs?: number;
+  /** PATH the processes get (default: the kubelet's own PATH). */
+  path?: string;
 }
 
 interface ContainerRun {
@@ -88,11 +90,13 @@ export class ProcessRunner {
   private readonly runs = new Map<string, PodRun>();
   private readonly managed: Set<string>;
   private readonly root: string;
+  private readonly path: string;
   private stopped = false;
 
   constructor(private readonly o: ProcessRunnerOptions) {
     this.managed = new Set(o.managedNodes);
     this.root = o.workDir ?? mkdtempSync(join(tmpdir(), "petset-kubelet-"));
+    this.path = o.path ?? process.env.PATH ?? "/usr/bin:/bin";
   }
 
   /** Call after the cache added or updated a pod. */
@@ -140,7 +144,7 @@ export class ProcessRunner {
       killed: false,
     };
     this.runs.set(uid, run);
-    this.o.logger.debug({ pod: safe, dir: run.dir }, "simulated kubelet: running pod processes");
+    this.o.logger.debug({ pod: safe }, "simulated kubelet: running pod processes");
     for (const c of pod.spec.containers) this.spawnContainer(run, c.name, 0);
   }
 
@@ -161,7 +165,7 @@ export class ProcessRunner {
   private spawnContainer(run: PodRun, name: string, restarts: number): void {
     const c = run.pod.spec.containers.find((x) => x.name === name)!;
     const env = containerEnv(c, this.facts(run.pod), {
-      path: process.env.PATH ?? "/usr/bin:/bin",
+      path: this.path,
       home: run.dir,
     });
     const argv = containerArgv(c, env);
