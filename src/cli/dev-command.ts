@@ -49,7 +49,8 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
     kubeConfig,
     logger: logger.child({ component: "kubelet" }),
     readyDelayMs: config.readyDelayMs,
-    // The server is ours and token-protected: Job pods run their commands here.
+    // The server is ours (loopback, or token-protected elsewhere): Job pods run their commands
+    // here, as this user (docs/operations.md, docs/jobs.md).
     runProcesses: true,
   });
   const controller = config.controller
