@@ -44,6 +44,11 @@ export const TARGETS: Target[] = [
     resources: { leases: [] },
   },
   {
+    file: "apis__batch__v1_openapi.json",
+    prefix: "/apis/batch/v1",
+    resources: { jobs: ["status"] },
+  },
+  {
     file: "apis__events.k8s.io__v1_openapi.json",
     prefix: "/apis/events.k8s.io/v1",
     resources: { events: [] },

@@ -121,6 +121,7 @@ const PACKAGES: { mod: string; path: string }[] = [
   { mod: "k8s.io/api", path: "coordination/v1" },
   { mod: "k8s.io/api", path: "events/v1" },
   { mod: "k8s.io/api", path: "apps/v1" },
+  { mod: "k8s.io/api", path: "batch/v1" },
   { mod: "k8s.io/apimachinery", path: "pkg/apis/meta/v1" },
 ];
 
@@ -138,6 +139,7 @@ const ROOTS: Record<string, string> = {
   "v1/Event": "k8s.io.api.core.v1.Event",
   "v1/Binding": "k8s.io.api.core.v1.Binding",
   "coordination.k8s.io/v1/Lease": "k8s.io.api.coordination.v1.Lease",
+  "batch/v1/Job": "k8s.io.api.batch.v1.Job",
   "events.k8s.io/v1/Event": "k8s.io.api.events.v1.Event",
   "apps/v1/StatefulSet": "k8s.io.api.apps.v1.StatefulSet",
   "apps/v1/ControllerRevision": "k8s.io.api.apps.v1.ControllerRevision",

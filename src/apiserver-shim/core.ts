@@ -1,6 +1,6 @@
 /**
  * The shim without HTTP: store, registry with the built-ins, and the internal
- * controllers (CRD serving, garbage collector, namespace lifecycle). The server wraps it;
+ * controllers (CRD serving, garbage collector, namespace lifecycle, jobs). The server wraps it;
  * tests drive it directly.
  */
 import type { Logger } from "pino";
@@ -8,6 +8,7 @@ import { SYSTEM_NAMESPACES } from "./builtin/namespaces.js";
 import { registerBuiltins } from "./builtin/register-builtins.js";
 import { CRDS_GR, CrdController } from "./controllers/crd-controller.js";
 import { GarbageCollector } from "./controllers/garbage-collector.js";
+import { JOBS_GR, JobController } from "./controllers/job-controller.js";
 import { NamespaceController } from "./controllers/namespace-controller.js";
 import { PassScheduler } from "./controllers/pass-scheduler.js";
 import { systemContext } from "./controllers/system-context.js";
@@ -47,12 +48,22 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
   const gcPass = () => new GarbageCollector(store, registry).pass();
   const nsPass = () => new NamespaceController(store, registry).pass();
   const crdPass = () => crds.pass();
+  const jobs = new JobController(store, registry);
+  // Deadlines and TTLs: the pass says when it is due again; one timer, the earliest.
+  let jobTimer: NodeJS.Timeout | undefined;
+  const jobPass = () => {
+    const after = jobs.pass();
+    if (jobTimer) clearTimeout(jobTimer);
+    jobTimer = undefined;
+    if (after !== undefined && auto) jobTimer = setTimeout(() => jobc.poke(), Math.max(after, 10));
+  };
   const onError = (what: string) => (err: unknown) => opts.logger?.error({ err }, `${what} pass failed`);
   const auto = opts.autoReconcile ?? true;
   // The GC scans everything, so it runs at most every 25 ms, and only after relevant changes.
   const gc = new PassScheduler(gcPass, onError("garbage collector"), 25);
   const nsc = new PassScheduler(nsPass, onError("namespace controller"));
   const crdc = new PassScheduler(crdPass, onError("CRD finalizer"));
+  const jobc = new PassScheduler(jobPass, onError("job controller"));
   objects.subscribe((e) => {
     crds.onEvent(e);
     if (!auto) return;
@@ -60,13 +71,14 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
     if (e.type === "DELETED" || m.ownerReferences?.length || m.deletionTimestamp) gc.poke();
     if (e.gr === NAMESPACES_GR || e.type === "DELETED") nsc.poke();
     if (e.gr === CRDS_GR || e.type === "DELETED") crdc.poke();
+    if (e.gr === JOBS_GR || m.ownerReferences?.some((r) => r.kind === "Job")) jobc.poke();
   });
   const nsDef = registry.get("", "v1", "namespaces")!;
   for (const ns of SYSTEM_NAMESPACES)
     if (!store.peek(nsDef, undefined, ns))
       store.create(nsDef, undefined, { metadata: { name: ns } }, systemContext(opts.clock, "kube-apiserver"));
   objects.beginWatchWindows();
-  if (auto) for (const s of [gc, nsc, crdc]) s.poke();
+  if (auto) for (const s of [gc, nsc, crdc, jobc]) s.poke();
   return {
     objects,
     registry,
@@ -77,11 +89,13 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
         crdPass();
         nsPass();
         gcPass();
+        jobs.pass();
         if (objects.currentRv() === before) return;
       }
     },
     stop() {
-      for (const s of [gc, nsc, crdc]) s.stop();
+      for (const s of [gc, nsc, crdc, jobc]) s.stop();
+      if (jobTimer) clearTimeout(jobTimer);
       objects.close();
     },
   };

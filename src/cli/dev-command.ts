@@ -49,6 +49,9 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
     kubeConfig,
     logger: logger.child({ component: "kubelet" }),
     readyDelayMs: config.readyDelayMs,
+    // The server is ours (loopback, or token-protected elsewhere): Job pods run their commands
+    // here, as this user (docs/operations.md, docs/jobs.md).
+    runProcesses: true,
   });
   const controller = config.controller
     ? new PetSetController({

@@ -31,7 +31,9 @@ kubectl_bin="${KUBECTL:-kubectl}"
 
 # The built-in statefulset controller runs too: it never touches PetSets or their pods, and
 # `kubectl petset adopt` is tested against StatefulSets it runs (test/integration/adopt.test.ts).
-kcm_controllers="garbagecollector,namespace,serviceaccount,serviceaccount-token,nodelifecycle,pvc-protection,pv-protection,podgc,persistentvolume-binder,statefulset"
+# The job and ttl-after-finished controllers run Jobs (lifecycle hooks' `job` handler;
+# test/integration/jobs.test.ts); kwok-stages/job-pod.yaml finishes their pods.
+kcm_controllers="garbagecollector,namespace,serviceaccount,serviceaccount-token,nodelifecycle,pvc-protection,pv-protection,podgc,persistentvolume-binder,statefulset,job,ttl-after-finished"
 
 # What the running processes were started with: a change (controllers, settings,
 # versions, kwok stages, this script) makes up.sh restart the cluster, keeping its data.

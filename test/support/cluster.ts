@@ -124,6 +124,7 @@ async function startEmbedded(): Promise<Started> {
     logger,
     readyDelayMs: 50,
     params: { slowDelayMs: 1500 },
+    runProcesses: true,
   });
   return {
     kubeconfigPath,

@@ -18,6 +18,7 @@ export type OpenApiDocument = {
 export const BUILTIN_OPENAPI_FILES: Record<string, string> = {
   "api/v1": "api__v1_openapi.json",
   "apis/coordination.k8s.io/v1": "apis__coordination.k8s.io__v1_openapi.json",
+  "apis/batch/v1": "apis__batch__v1_openapi.json",
   "apis/events.k8s.io/v1": "apis__events.k8s.io__v1_openapi.json",
   "apis/apps/v1": "apis__apps__v1_openapi.json",
   "apis/apiextensions.k8s.io/v1": "apis__apiextensions.k8s.io__v1_openapi.json",

@@ -11,6 +11,7 @@ import {
 import { configMapsDefinition, secretsDefinition, serviceAccountsDefinition } from "./config-resources.js";
 import { controllerRevisionsDefinition } from "./controller-revisions.js";
 import { crdsDefinition } from "./crds.js";
+import { jobsDefinition } from "./jobs.js";
 import { namespacesDefinition } from "./namespaces.js";
 import { podsDefinition } from "./pods.js";
 import { servicesDefinition } from "./services.js";
@@ -22,6 +23,7 @@ export function registerBuiltins(registry: ResourceRegistry, objects: ObjectStor
     namespacesDefinition,
     podsDefinition,
     servicesDefinition(objects),
+    jobsDefinition,
     configMapsDefinition,
     secretsDefinition,
     serviceAccountsDefinition,

@@ -13,6 +13,7 @@ import { systemTimerClock, type TimerClock } from "./clock.js";
 import { isOwnVolume } from "./engine.js";
 import { FakeNodeAnnotation, volumeNameFor } from "./node-status.js";
 import { ClaimSchema, type KubeObject, objectKey } from "./objects.js";
+import { ProcessRunner } from "./process-runner.js";
 import { type ObjectSource, StageRunner } from "./runner.js";
 import { loadDefaultStages, type StageConfig, type StageResource, withParams } from "./stages.js";
 import {
@@ -37,6 +38,12 @@ export interface SimulatedKubeletOptions {
   readyDelayMs?: number;
   /** Overrides of the stage params (see stages/default.yaml). */
   params?: Record<string, number>;
+  /**
+   * Run the containers of restartPolicy Never/OnFailure pods (Job pods) as local processes
+   * (see process-runner.ts). Only for servers whose pod authors may run code on this
+   * machine: `petset dev` and the embedded test backend. Default false.
+   */
+  runProcesses?: boolean;
 }
 
 export interface SimulatedKubelet {
@@ -75,6 +82,9 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
   const writer = new KubeStageWriter(core, capabilities, logger);
   const clock = o.clock ?? systemTimerClock;
   const runner = new StageRunner({ config, clock, source, writer, managedNodes: nodes, logger });
+  const processes = o.runProcesses
+    ? new ProcessRunner({ core, logger, clock, managedNodes: nodes })
+    : undefined;
 
   const watched: Watched[] = [
     { resource: "nodes", path: "/api/v1/nodes", list: () => core.listNode() },
@@ -98,6 +108,7 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
       const obj = toPlain(raw);
       objects.set(objectKey(obj.metadata), obj);
       runner.observe(resource, obj);
+      if (resource === "pods") processes?.observe(obj);
     };
     informer.on("add", upsert);
     informer.on("update", upsert);
@@ -105,6 +116,7 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
       const obj = toPlain(raw);
       objects.delete(objectKey(obj.metadata));
       runner.forget(resource, obj);
+      if (resource === "pods") processes?.forget(obj);
       if (resource === "persistentvolumeclaims" && capabilities.volumes)
         void deleteOwnVolume(core, obj, logger);
     });
@@ -130,6 +142,7 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
       stopped = true;
       for (const t of restarts) clearTimeout(t);
       await Promise.all(informers.map((i) => i.stop()));
+      processes?.stop();
       await runner.stop();
     },
   };

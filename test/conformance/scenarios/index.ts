@@ -5,6 +5,8 @@ import { appsScenarios } from "./apps.js";
 import { configMapScenarios } from "./configmaps.js";
 import { coreResourceScenarios } from "./core-resources.js";
 import { gcDiscoveryScenarios } from "./gc-discovery.js";
+import { jobScenarios } from "./jobs.js";
+// from "./gc-discovery.js";
 import { listWatchScenarios } from "./list-watch.js";
 import { petSetScenarios } from "./petsets.js";
 
@@ -16,4 +18,5 @@ export const SCENARIOS: Scenario[] = [
   ...applyScenarios,
   ...listWatchScenarios,
   ...gcDiscoveryScenarios,
+  ...jobScenarios,
 ];
