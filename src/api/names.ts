@@ -32,6 +32,11 @@ export const Annotations = {
   restartedAt: "petset.dev/restartedAt",
   /** The version whose content the pod's containers started with (set on create and in-place update, not on relabel). */
   startedVersion: "petset.dev/started-version",
+  /**
+   * On the PetSet, written by `kubectl petset promote`: `<version>#<step>` passes that 1-based
+   * step of that version's step-wise rollout, `<version>#full` skips the remaining steps.
+   */
+  promote: "petset.dev/promote",
 } as const;
 
 export const EnvVars = {
@@ -58,6 +63,8 @@ export const ProgressingReasons = {
   invalidSpec: "InvalidSpec",
   /** A hook failed for good with failurePolicy Pause: the rollout or scale-down waits. */
   hookFailed: "HookFailed",
+  /** A step-wise rollout waits at a pause step: for a promotion or for its duration. */
+  stepPaused: "StepPaused",
 } as const;
 export type ProgressingReason = (typeof ProgressingReasons)[keyof typeof ProgressingReasons];
 

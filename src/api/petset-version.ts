@@ -55,6 +55,19 @@ export const PetSetVersionStatusSchema = z.object({
   supersededBy: z.number().int().min(1).optional(),
   /** autoRollback gave this version up and rolled back to lastCompleteVersion. */
   rolledBackAt: Time.optional(),
+  /**
+   * Step-wise rollout of this version (spec.updateStrategy.rollingUpdate.steps): the 0-based
+   * step reached (= the number of steps when done), when its pause began, the last promotion.
+   */
+  steps: z
+    .object({
+      index: z.number().int().min(0),
+      pausedAt: Time.optional(),
+      promotedAt: Time.optional(),
+      /** The promotion that was applied last (`<version>#<step>` or `<version>#full`). */
+      promotion: z.string().optional(),
+    })
+    .optional(),
   /** Hook runs that move pets to this version (preScaleDown: of pods at it), latest state. */
   hooks: z.array(HookRecordSchema).optional(),
 });

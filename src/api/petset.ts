@@ -19,10 +19,33 @@ import { API_VERSION, PETSET_KIND } from "./names.js";
 /** int or percent string, as `apps/v1` maxUnavailable. */
 export const IntOrPercentSchema = z.union([z.number().int(), z.string().regex(/^[0-9]+%$/)]);
 
+/** A pause duration of a rollout step: `30s`, `10m`, `2h`. */
+export const StepDurationSchema = z.string().regex(/^[0-9]+(s|m|h)$/);
+
+/**
+ * One step of a step-wise rollout (docs/rollouts.md "Steps"): move pets until `pets` of them
+ * (counted from the highest ordinal down) run the new version, or pause, until promoted or for
+ * `duration`. Exactly one of the two.
+ */
+export const RolloutStepSchema = z.union([
+  z.object({ pets: z.union([z.number().int().min(0), z.string().regex(/^[0-9]+%$/)]) }).strict(),
+  z.object({ pause: z.object({ duration: StepDurationSchema.optional() }).strict() }).strict(),
+]);
+export type RolloutStep = z.infer<typeof RolloutStepSchema>;
+
+/** At most this many steps (after the shorthands expand, see planner/steps.ts). */
+export const MAX_ROLLOUT_STEPS = 20;
+
 export const RollingUpdateSchema = z.object({
   partition: z.number().int().min(0).default(D.partition),
   maxUnavailable: IntOrPercentSchema.default(D.maxUnavailable),
   podUpdatePolicy: z.enum(PodUpdatePolicies).default(D.podUpdatePolicy),
+  /** Step-wise canary: counts of pets and pauses; a new version restarts them. */
+  steps: z.array(RolloutStepSchema).max(MAX_ROLLOUT_STEPS).optional(),
+  /** Shorthand: a first step `{pause: {}}`. */
+  pauseOnSpecChange: z.boolean().optional(),
+  /** Shorthand (not with `steps`): one pet at a time with a pause after each. */
+  pauseAfterEachPet: z.boolean().optional(),
 });
 
 export const UpdateStrategySchema = z.object({
@@ -78,6 +101,20 @@ export const PetSetStatusSchema = z.object({
   conditions: z.array(ConditionSchema).default([]),
   /** Hooks running or failed now (derived from the versions' records). */
   hooks: z.array(HookRecordSchema).optional(),
+  /** The step-wise rollout in flight (derived from the target version's `steps`). */
+  rolloutStep: z
+    .object({
+      version: z.number().int(),
+      /** 1-based step reached; `total + 1` never appears (the steps are done then). */
+      step: z.number().int(),
+      total: z.number().int(),
+      /** "pets N" or "pause" or "pause 10m". */
+      description: z.string(),
+      /** What it waits for: pets to become available, a promotion, or the clock. */
+      waitingFor: z.enum(["pets", "promote", "time"]),
+      resumeAt: z.string().optional(),
+    })
+    .optional(),
 });
 export type PetSetStatus = z.infer<typeof PetSetStatusSchema>;
 

@@ -6,6 +6,7 @@ import type { PlanEvent, PlanInput, Step } from "./plan-types.js";
 import { isRunningAndReady } from "./pod-health.js";
 import { buildClaim, buildPod } from "./pod-template.js";
 import type { RolloutVersions } from "./rollout-target.js";
+import type { StepsDecision } from "./steps.js";
 import type { VersionIndex } from "./version-index.js";
 import type { ClaimView, PodView } from "./views.js";
 
@@ -81,6 +82,8 @@ export interface PlanContext {
   holdAtCurrent: boolean;
   /** A postUpdate or postRollout hook is not done: the rollout is not complete. */
   hooksPending: boolean;
+  /** The step-wise rollout (steps.ts): spec.partitionOrdinal above is already its partition. */
+  readonly rolloutSteps: StepsDecision;
 }
 
 export function event(

@@ -38,6 +38,10 @@
  *  - When T differs from the announced target, every live pod is annotated
  *    petset.dev/target-version=T (merged into relabel/patch steps for pods that have one).
  *
+ * Steps (steps.ts): with rollingUpdate.steps the target moves step by step: an effective
+ * partition computed from the step reached (never below the user's), pauses until promoted
+ * (annotation petset.dev/promote) or for a duration; state on the target version's status.
+ *
  * Deadline: no progress (see lastProgressAt) for progressDeadlineSeconds while not complete
  * and not paused: Progressing=False/ProgressDeadlineExceeded and a Warning. With autoRollback,
  * once that condition is in status (the next sync), a rollbackTo step to lastCompleteVersion
@@ -61,6 +65,7 @@ import { planAnnouncements, planRelabels, planRollingUpdate } from "./pod-update
 import { planStatus } from "./rollout-status.js";
 import { chooseRolloutVersions } from "./rollout-target.js";
 import { condemnedPods, planClaimRetention, planScaleDown } from "./scale-down.js";
+import { planSteps } from "./steps.js";
 import { deriveStatus, planVersionFacts } from "./version-facts.js";
 import { indexVersions } from "./version-index.js";
 import type { ClaimView, PodView } from "./views.js";
@@ -78,27 +83,27 @@ const stepOrder: Record<Step["kind"], number> = {
 };
 
 export function planRollout(raw: PlanInput): Plan {
-  const spec = resolveSpec(raw.petSet);
+  const userSpec = resolveSpec(raw.petSet);
   // Versions of other PetSets in the namespace must never count (newest, contents, targets).
-  const index = indexVersions(raw.versions.filter((v) => v.spec.petSet === spec.setName));
+  const index = indexVersions(raw.versions.filter((v) => v.spec.petSet === userSpec.setName));
   const derived = deriveStatus(raw.petSet, index, raw.pods);
   const input: PlanInput =
     derived === undefined ? raw : { ...raw, petSet: { ...raw.petSet, status: derived } };
   const podsByOrdinal = new Map<number, PodView>();
   for (const pod of input.pods) {
-    if (pod.ordinal >= 0 && pod.name === podName(spec.setName, pod.ordinal))
+    if (pod.ordinal >= 0 && pod.name === podName(userSpec.setName, pod.ordinal))
       podsByOrdinal.set(pod.ordinal, pod);
   }
   const claimsByName = new Map<string, ClaimView>(input.claims.map((c) => [c.name, c]));
-  const updatable = spec.ordinals.filter((o) => !spec.rollingUpdate || o >= spec.partitionOrdinal);
+  const updatable = userSpec.ordinals.filter((o) => !userSpec.rollingUpdate || o >= userSpec.partitionOrdinal);
   const versions = chooseRolloutVersions({
     index,
     pods: [...podsByOrdinal.values()],
     statusCurrentVersion: input.petSet.status?.currentVersion,
-    petOrdinals: spec.ordinals,
+    petOrdinals: userSpec.ordinals,
     updatableOrdinals: updatable,
-    minReadyMs: spec.minReadyMs,
-    deadlineMs: spec.deadlineMs,
+    minReadyMs: userSpec.minReadyMs,
+    deadlineMs: userSpec.deadlineMs,
     now: input.now,
   });
 
@@ -122,6 +127,8 @@ export function planRollout(raw: PlanInput): Plan {
     };
   }
 
+  const rolloutSteps = planSteps({ petSet: input.petSet, spec: userSpec, index, versions, podsByOrdinal, now: input.now });
+  const spec = { ...userSpec, partitionOrdinal: rolloutSteps.partitionOrdinal };
   const liveContents = new Map<string, number>();
   for (const pod of podsByOrdinal.values()) {
     const content = index.contentOf(pod);
@@ -144,7 +151,9 @@ export function planRollout(raw: PlanInput): Plan {
     hooks: readHookBook(index),
     holdAtCurrent: false,
     hooksPending: false,
+    rolloutSteps,
   };
+  if (rolloutSteps.wakeAt !== undefined) ctx.wakeAt.push(rolloutSteps.wakeAt);
 
   if (input.petSet.metadata.deletionTimestamp !== undefined) {
     planClaimRetention(ctx);

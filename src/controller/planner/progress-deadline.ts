@@ -7,7 +7,7 @@ import { toMillis } from "./views.js";
 /**
  * When the rollout last made progress, from observed state only (the planner keeps no memory
  * of its own): the creation of the target or newest version, a pod created, becoming Ready or
- * asked to terminate, a move planned now, a resume (Progressing was Paused), or the last time
+ * asked to terminate, a move planned now, a resume (Progressing was Paused or StepPaused), or the last time
  * Progressing turned True/Unknown. Progressing=False itself is not progress, or the deadline
  * would re-arm itself.
  */
@@ -28,7 +28,10 @@ export function lastProgressAt(ctx: PlanContext): number {
     const t = toMillis(progressing.lastTransitionTime);
     if (t !== undefined) times.push(t);
   }
-  if (ctx.moved || progressing?.reason === ProgressingReasons.paused) times.push(now);
+  if (ctx.rolloutSteps.progressAt !== undefined) times.push(ctx.rolloutSteps.progressAt);
+  const resumed =
+    progressing?.reason === ProgressingReasons.paused || progressing?.reason === ProgressingReasons.stepPaused;
+  if (ctx.moved || resumed) times.push(now);
   return times.length > 0 ? Math.min(now, Math.max(...times)) : now;
 }
 

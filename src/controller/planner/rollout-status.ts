@@ -18,6 +18,7 @@ import {
   setCondition,
 } from "./plan-status.js";
 import { brokenWakeTimes, lastProgressAt } from "./progress-deadline.js";
+import { describeStep, stepHoldMessage } from "./steps.js";
 
 /**
  * Status, conditions, the deadline and autoRollback for one pass, after the pod steps are
@@ -29,7 +30,9 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
   const previous = petSet.status;
   const setName = spec.setName;
   const counts = countReplicas(ctx);
-  const complete = rolloutComplete(ctx) && !ctx.hooksPending;
+  const hold = ctx.rolloutSteps.hold;
+  const stepPaused = hold !== undefined && hold.waitingFor !== "pets";
+  const complete = rolloutComplete(ctx) && !ctx.hooksPending && hold === undefined;
   const generation = petSet.metadata.generation;
   const prevProgressing = findCondition(previous?.conditions, ConditionTypes.progressing);
 
@@ -39,7 +42,7 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
     lastComplete = versions.target.spec.version;
   }
 
-  const inProgress = !complete && !spec.paused;
+  const inProgress = !complete && !spec.paused && !stepPaused;
   const progressAt = lastProgressAt(ctx);
   const exceeded = inProgress && now - progressAt >= spec.deadlineMs;
   if (inProgress && !exceeded) ctx.wakeAt.push(progressAt + spec.deadlineMs);
@@ -131,6 +134,12 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
     if (prevProgressing?.reason !== ProgressingReasons.progressDeadlineExceeded) {
       event(ctx, "Warning", PlanEventReasons.progressDeadlineExceeded, "petset", message);
     }
+  } else if (stepPaused && hold !== undefined) {
+    progressing = progress(
+      "True",
+      ProgressingReasons.stepPaused,
+      `PetSet ${setName}: ${stepHoldMessage(setName, hold)}; ${pets}`,
+    );
   } else if (complete) {
     const partitioned = spec.rollingUpdate && spec.partitionOrdinal > spec.start;
     const message = partitioned
@@ -155,10 +164,11 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
     const waiting = versions.queued
       ? `; version ${newestN} waits until version ${versions.target.spec.version} finishes (at most two versions run at once)`
       : "";
+    const step = hold !== undefined ? `; ${stepHoldMessage(setName, hold)}` : "";
     progressing = progress(
       "True",
       ProgressingReasons.rollingOut,
-      `PetSet ${setName}: ${pets}${waiting}${hookWaitMessage(ctx)}`,
+      `PetSet ${setName}: ${pets}${waiting}${step}${hookWaitMessage(ctx)}`,
     );
   }
 
@@ -185,5 +195,15 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
   if (lastComplete !== undefined) status.lastCompleteVersion = lastComplete;
   const hooks = activeRecords(ctx.hooks);
   if (hooks.length > 0) status.hooks = hooks;
+  if (hold !== undefined) {
+    status.rolloutStep = {
+      version: hold.version,
+      step: hold.index + 1,
+      total: hold.total,
+      description: describeStep(hold.step),
+      waitingFor: hold.waitingFor,
+      ...(hold.resumeAt !== undefined ? { resumeAt: new Date(hold.resumeAt).toISOString() } : {}),
+    };
+  }
   return status;
 }

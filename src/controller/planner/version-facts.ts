@@ -33,6 +33,7 @@
  *  - rolledBackAt: on the version a rollbackTo step leaves, once.
  *  - deadlineExceededAt: on the target when Progressing turns ProgressDeadlineExceeded.
  *  - resumedAt: on the target when a paused set is resumed.
+ *  - steps: on the target when the step-wise rollout moved (steps.ts).
  * So after every sync the derivation equals the status written: a wipe changes nothing.
  */
 import {
@@ -189,6 +190,9 @@ export function planVersionFacts(ctx: PlanContext, status: PetSetStatus): void {
   )
     set(facts, target, { deadlineExceededAt: now });
   if (prevReason === ProgressingReasons.paused && !spec.paused) set(facts, target, { resumedAt: now });
+
+  const stepsRecord = ctx.rolloutSteps.record;
+  if (stepsRecord !== undefined) set(facts, target, { steps: stepsRecord });
 
   for (const [n, writes] of ctx.hooks.writes) {
     const version = index.byNumber(n);
