@@ -15,6 +15,7 @@ import {
 import { hookRecordsSchema, lifecycleSchema } from "./lifecycle-schema.js";
 import { withoutListItemDefaults } from "./list-defaults.js";
 import { maxUnavailableNotZero, selectorImmutable, selectorMatchesTemplate } from "./rules.js";
+import { rollingUpdateStepFields, rollingUpdateStepRules, rolloutStepStatusSchema } from "./steps-schema.js";
 import type { Schema, StructuralConverter } from "./structural.js";
 
 const int = (description: string, extra: Schema = {}): Schema => ({
@@ -119,7 +120,7 @@ function specSchema(k8s: StructuralConverter): Schema {
           rollingUpdate: {
             type: "object",
             description: "Parameters of a RollingUpdate.",
-            "x-kubernetes-validations": [maxUnavailableNotZero],
+            "x-kubernetes-validations": [maxUnavailableNotZero, ...rollingUpdateStepRules],
             properties: {
               partition: int("Only ordinals >= partition move to the new version.", {
                 default: D.partition,
@@ -138,6 +139,7 @@ function specSchema(k8s: StructuralConverter): Schema {
                 PodUpdatePolicies,
                 D.podUpdatePolicy,
               ),
+              ...rollingUpdateStepFields(),
             },
           },
         },
@@ -219,6 +221,7 @@ function statusSchema(k8s: StructuralConverter): Schema {
       hooks: hookRecordsSchema(
         "Hooks running or failed now; finished runs are recorded on the PetSetVersions.",
       ),
+      rolloutStep: rolloutStepStatusSchema(),
     },
   };
 }

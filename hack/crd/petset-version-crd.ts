@@ -10,6 +10,7 @@ import {
 import { hookRecordsSchema } from "./lifecycle-schema.js";
 import { withoutListItemDefaults } from "./list-defaults.js";
 import { versionSpecImmutable } from "./rules.js";
+import { versionStepsSchema } from "./steps-schema.js";
 import type { Schema, StructuralConverter } from "./structural.js";
 
 const time = (description: string): Schema => ({ type: "string", format: "date-time", description });
@@ -40,6 +41,7 @@ function statusSchema(): Schema {
         description: "The version that superseded it.",
       },
       rolledBackAt: time("autoRollback gave this version up and rolled back to lastCompleteVersion."),
+      steps: versionStepsSchema(),
       hooks: hookRecordsSchema(
         "Hook runs that moved pets to this version (preScaleDown: of pods at it), latest state of each: the audit trail of kubectl petset history.",
       ),

@@ -61,3 +61,18 @@ export const versionSpecImmutable: CelRule = {
   message: "spec is immutable: a PetSetVersion records one observed version and never changes",
   reason: "FieldValueForbidden",
 };
+
+/** On each item of `rollingUpdate.steps`: exactly one of pets and pause. */
+export const rolloutStepOneOf: CelRule = {
+  rule: "has(self.pets) != has(self.pause)",
+  message: "each step must have exactly one of pets or pause",
+  reason: "FieldValueInvalid",
+};
+
+/** On `spec.updateStrategy.rollingUpdate`: pauseAfterEachPet is a shorthand for steps. */
+export const stepsExclusive: CelRule = {
+  rule: "!has(self.steps) || !has(self.pauseAfterEachPet) || !self.pauseAfterEachPet",
+  message: "steps and pauseAfterEachPet are mutually exclusive (pauseAfterEachPet expands to steps)",
+  fieldPath: ".pauseAfterEachPet",
+  reason: "FieldValueInvalid",
+};

@@ -95,7 +95,9 @@ export function planRollout(raw: PlanInput): Plan {
       podsByOrdinal.set(pod.ordinal, pod);
   }
   const claimsByName = new Map<string, ClaimView>(input.claims.map((c) => [c.name, c]));
-  const updatable = userSpec.ordinals.filter((o) => !userSpec.rollingUpdate || o >= userSpec.partitionOrdinal);
+  const updatable = userSpec.ordinals.filter(
+    (o) => !userSpec.rollingUpdate || o >= userSpec.partitionOrdinal,
+  );
   const versions = chooseRolloutVersions({
     index,
     pods: [...podsByOrdinal.values()],
@@ -127,7 +129,14 @@ export function planRollout(raw: PlanInput): Plan {
     };
   }
 
-  const rolloutSteps = planSteps({ petSet: input.petSet, spec: userSpec, index, versions, podsByOrdinal, now: input.now });
+  const rolloutSteps = planSteps({
+    petSet: input.petSet,
+    spec: userSpec,
+    index,
+    versions,
+    podsByOrdinal,
+    now: input.now,
+  });
   const spec = { ...userSpec, partitionOrdinal: rolloutSteps.partitionOrdinal };
   const liveContents = new Map<string, number>();
   for (const pod of podsByOrdinal.values()) {

@@ -30,7 +30,8 @@ export function lastProgressAt(ctx: PlanContext): number {
   }
   if (ctx.rolloutSteps.progressAt !== undefined) times.push(ctx.rolloutSteps.progressAt);
   const resumed =
-    progressing?.reason === ProgressingReasons.paused || progressing?.reason === ProgressingReasons.stepPaused;
+    progressing?.reason === ProgressingReasons.paused ||
+    progressing?.reason === ProgressingReasons.stepPaused;
   if (ctx.moved || resumed) times.push(now);
   return times.length > 0 ? Math.min(now, Math.max(...times)) : now;
 }

@@ -96,6 +96,36 @@ describe("malformed PetSets are rejected, naming the field", () => {
     ],
     ["negative replicas", withSpec((s) => (s.replicas = -1)), "spec.replicas"],
     [
+      "a step with both pets and pause",
+      withSpec((s) => (s.updateStrategy = { rollingUpdate: { steps: [{ pets: 1, pause: {} }] } })),
+      "spec.updateStrategy.rollingUpdate.steps[0]",
+    ],
+    [
+      "an empty step",
+      withSpec((s) => (s.updateStrategy = { rollingUpdate: { steps: [{}] } })),
+      "spec.updateStrategy.rollingUpdate.steps[0]",
+    ],
+    [
+      "a pause duration without a unit",
+      withSpec((s) => (s.updateStrategy = { rollingUpdate: { steps: [{ pause: { duration: "10" } }] } })),
+      "spec.updateStrategy.rollingUpdate.steps[0].pause.duration",
+    ],
+    [
+      "pets not a percent",
+      withSpec((s) => (s.updateStrategy = { rollingUpdate: { steps: [{ pets: "half" }] } })),
+      "spec.updateStrategy.rollingUpdate.steps[0].pets",
+    ],
+    [
+      "more than 20 steps",
+      withSpec((s) => (s.updateStrategy = { rollingUpdate: { steps: Array.from({ length: 21 }, () => ({ pause: {} })) } })),
+      "spec.updateStrategy.rollingUpdate.steps",
+    ],
+    [
+      "steps with pauseAfterEachPet",
+      withSpec((s) => (s.updateStrategy = { rollingUpdate: { steps: [{ pets: 1 }], pauseAfterEachPet: true } })),
+      "spec.updateStrategy.rollingUpdate.pauseAfterEachPet",
+    ],
+    [
       "negative partition",
       withSpec((s) => (s.updateStrategy = { rollingUpdate: { partition: -2 } })),
       "spec.updateStrategy.rollingUpdate.partition",

@@ -31,7 +31,12 @@ function worldWith(
   const world = createWorld(makePetSet({ replicas, podManagementPolicy: policy }));
   expect(runUntilConverged(world)).toBeGreaterThanOrEqual(0);
   updateSpec(world, (s) => {
-    s.updateStrategy.rollingUpdate = { partition: 0, maxUnavailable: 1, podUpdatePolicy: "Recreate", ...rollingUpdate };
+    s.updateStrategy.rollingUpdate = {
+      partition: 0,
+      maxUnavailable: 1,
+      podUpdatePolicy: "Recreate",
+      ...rollingUpdate,
+    };
   });
   return world;
 }
@@ -74,22 +79,19 @@ describe("steps expansion and counts", () => {
     ["0%", 3, 0],
     ["100%", 3, 3],
     [7, 3, 3],
-  ] as const)("pets %s of %i replicas is %i (percent rounds down, never below 1, as maxUnavailable)", (pets, replicas, want) => {
-    expect(resolvePets(pets, replicas)).toBe(want);
-  });
+  ] as const)(
+    "pets %s of %i replicas is %i (percent rounds down, never below 1, as maxUnavailable)",
+    (pets, replicas, want) => {
+      expect(resolvePets(pets, replicas)).toBe(want);
+    },
+  );
 
   it("pauseOnSpecChange is a first pause; pauseAfterEachPet is one pet and a pause per pet above the partition", () => {
     const set = makePetSet({
       replicas: 4,
       updateStrategy: { rollingUpdate: { partition: 1, pauseOnSpecChange: true, pauseAfterEachPet: true } },
     });
-    expect(expandSteps(set)).toEqual([
-      { pause: {} },
-      { pets: 1 },
-      { pause: {} },
-      { pets: 2 },
-      { pause: {} },
-    ]);
+    expect(expandSteps(set)).toEqual([{ pause: {} }, { pets: 1 }, { pause: {} }, { pets: 2 }, { pause: {} }]);
   });
 });
 
@@ -99,7 +101,12 @@ describe.each(policies)("steps, podManagementPolicy %s", (policy) => {
     setImage(world, "app:2");
     expect(runUntil(world, stepPaused)).toBeGreaterThanOrEqual(0);
     expect(images(world)).toEqual(["app:1", "app:1", "app:1", "app:2"]);
-    expect(world.petSet.status?.rolloutStep).toMatchObject({ version: 2, step: 2, total: 5, waitingFor: "promote" });
+    expect(world.petSet.status?.rolloutStep).toMatchObject({
+      version: 2,
+      step: 2,
+      total: 5,
+      waitingFor: "promote",
+    });
     expect(progressing(world)?.message).toContain("step 2 of 5 (pause) of version 2");
     idle(world, 20);
     expect(images(world)).toEqual(["app:1", "app:1", "app:1", "app:2"]);
@@ -151,7 +158,9 @@ describe.each(policies)("steps, podManagementPolicy %s", (policy) => {
     const plan = sync(world);
     expect(plan.requeueAfterMs).toBeLessThanOrEqual(30_000);
     expect(world.petSet.status?.rolloutStep).toMatchObject({ waitingFor: "time" });
-    expect(progressing(world)?.message).toContain(`paused until ${new Date(pausedAt + 30_000).toISOString()}`);
+    expect(progressing(world)?.message).toContain(
+      `paused until ${new Date(pausedAt + 30_000).toISOString()}`,
+    );
     idle(world, 25);
     expect(images(world)).toEqual(["app:1", "app:1", "app:1", "app:2"]);
     expect(runUntil(world, complete)).toBeGreaterThanOrEqual(0);
