@@ -68,6 +68,8 @@ describe("bash completion of kubectl-petset", () => {
       "resume",
       "restart",
       "status",
+      "promote",
+      "abort",
       "set",
       "completion",
       "adopt",

@@ -15,9 +15,21 @@ export function statusLine(s: RolloutState): string {
       return `${who}: rollout failed: ${s.reason ?? "unknown"}${s.message ? `: ${s.message}` : ""}`;
     case "paused":
       return `${who}: paused at ${counts(s)}; kubectl petset resume ${s.name} continues the rollout`;
+    case "stepPaused":
+      return `${who}: ${stepText(s)}; ${counts(s)}; kubectl petset promote ${s.name} continues the rollout`;
     case "progressing":
-      return `${who}: ${transition(s)}: ${counts(s)}${reason(s)}`;
+      return `${who}: ${transition(s)}: ${counts(s)}${s.step !== undefined ? `, ${stepText(s)}` : reason(s)}`;
   }
+}
+
+/** "step 2 of 5 (pause) of version 3: paused until promoted". */
+function stepText(s: RolloutState): string {
+  const step = s.step;
+  if (step === undefined) return "paused at a step";
+  const at = `step ${step.step} of ${step.total} (${step.description}) of version ${step.version}`;
+  if (step.waitingFor === "pets") return `${at}: moving pets`;
+  if (step.waitingFor === "time") return `${at}: paused until ${step.resumeAt ?? "?"} or promoted`;
+  return `${at}: paused until promoted`;
 }
 
 /**
@@ -41,6 +53,7 @@ export function progressLine(s: RolloutState, width: number): string {
     `${s.ready}/${s.desired} ready`,
     versions,
     s.phase === "observing" ? "observing" : (s.reason ?? s.phase),
+    ...(s.step !== undefined ? [`step ${s.step.step}/${s.step.total} ${s.step.description}`] : []),
   ];
   const line = parts.join("  ");
   return [...line].length <= width ? line : `${[...line].slice(0, Math.max(0, width - 1)).join("")}…`;

@@ -17,6 +17,7 @@ import { addHookCommands } from "./hook-commands.js";
 import type { ConnectionFlags } from "./kubeconfig.js";
 import { addMigrationCommands } from "./migration-commands.js";
 import { connectionOptions, examples, outputOption } from "./program-options.js";
+import { addStepCommands } from "./step-commands.js";
 
 /** How long `rollback` waits for the controller to record the new version by default. */
 export const DEFAULT_ROLLBACK_WAIT = "30s";
@@ -80,7 +81,7 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
   const { io } = deps;
   const program = new Command("kubectl petset")
     .description(
-      "Inspect and steer PetSet rollouts: history, diff, rollback, pause, resume, restart, status, set, completion; lifecycle hooks: hook, observe; move StatefulSets over and back: adopt, convert, release.",
+      "Inspect and steer PetSet rollouts: history, diff, rollback, pause, resume, restart, status, promote, abort, set, completion; lifecycle hooks: hook, observe; move StatefulSets over and back: adopt, convert, release.",
     )
     .usage("<command> NAME [flags]")
     .exitOverride()
@@ -221,6 +222,8 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
         }),
       ),
     );
+
+  addStepCommands(program, run, parseBool, DEFAULT_ROLLBACK_WAIT);
 
   const set = program
     .command("set")

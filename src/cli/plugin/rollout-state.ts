@@ -3,6 +3,7 @@ import {
   ConditionTypes,
   type PetSet,
   PetSetDefaults,
+  type PetSetStatus,
   ProgressingReasons,
 } from "../../api/index.js";
 
@@ -15,9 +16,10 @@ import {
  *   moves (ordinals >= partition) runs the update version;
  * - `failed`: Progressing is False with reason ProgressDeadlineExceeded;
  * - `paused`: `spec.paused`, or Progressing reason Paused;
+ * - `stepPaused`: a step-wise rollout waits at a pause (Progressing reason StepPaused);
  * - `progressing`: anything else.
  */
-export type RolloutPhase = "observing" | "progressing" | "paused" | "complete" | "failed";
+export type RolloutPhase = "observing" | "progressing" | "paused" | "stepPaused" | "complete" | "failed";
 
 export interface RolloutState {
   readonly name: string;
@@ -35,6 +37,8 @@ export interface RolloutState {
   readonly updateVersion: number | undefined;
   readonly reason: string | undefined;
   readonly message: string | undefined;
+  /** The step-wise rollout in flight (status.rolloutStep). */
+  readonly step: NonNullable<PetSetStatus["rolloutStep"]> | undefined;
 }
 
 export function rolloutState(petSet: PetSet): RolloutState {
@@ -52,6 +56,7 @@ export function rolloutState(petSet: PetSet): RolloutState {
       return "failed";
     if (progressing?.reason === ProgressingReasons.rolloutComplete && updated >= toUpdate) return "complete";
     if (spec.paused || progressing?.reason === ProgressingReasons.paused) return "paused";
+    if (progressing?.reason === ProgressingReasons.stepPaused) return "stepPaused";
     return "progressing";
   })();
   return {
@@ -69,6 +74,7 @@ export function rolloutState(petSet: PetSet): RolloutState {
     updateVersion: status?.updateVersion,
     reason: progressing?.reason,
     message: progressing?.message,
+    step: status?.rolloutStep,
   };
 }
 

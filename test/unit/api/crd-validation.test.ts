@@ -117,12 +117,19 @@ describe("malformed PetSets are rejected, naming the field", () => {
     ],
     [
       "more than 20 steps",
-      withSpec((s) => (s.updateStrategy = { rollingUpdate: { steps: Array.from({ length: 21 }, () => ({ pause: {} })) } })),
+      withSpec(
+        (s) =>
+          (s.updateStrategy = {
+            rollingUpdate: { steps: Array.from({ length: 21 }, () => ({ pause: {} })) },
+          }),
+      ),
       "spec.updateStrategy.rollingUpdate.steps",
     ],
     [
       "steps with pauseAfterEachPet",
-      withSpec((s) => (s.updateStrategy = { rollingUpdate: { steps: [{ pets: 1 }], pauseAfterEachPet: true } })),
+      withSpec(
+        (s) => (s.updateStrategy = { rollingUpdate: { steps: [{ pets: 1 }], pauseAfterEachPet: true } }),
+      ),
       "spec.updateStrategy.rollingUpdate.pauseAfterEachPet",
     ],
     [

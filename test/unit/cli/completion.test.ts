@@ -49,6 +49,8 @@ describe("kubectl-petset __complete", () => {
         "resume",
         "restart",
         "status",
+        "promote",
+        "abort",
         "set",
         "completion",
         "adopt",
