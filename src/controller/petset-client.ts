@@ -87,12 +87,16 @@ export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter)
       writes.count("patch", "petsets/status");
       await api.patchNamespacedCustomObjectStatus(
         // A merge patch keeps what it does not mention: `hooks: null` clears the list once no
-        // hook runs (the other fields are always present).
+        // hook runs, `rolloutStep: null` once no step-wise rollout holds (the other fields are
+        // always present).
         {
           ...ps,
           namespace,
           name,
-          body: { metadata: { resourceVersion }, status: { ...st, hooks: st.hooks ?? null } },
+          body: {
+            metadata: { resourceVersion },
+            status: { ...st, hooks: st.hooks ?? null, rolloutStep: st.rolloutStep ?? null },
+          },
         },
         merge,
       );

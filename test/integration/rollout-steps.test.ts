@@ -1,0 +1,154 @@
+/**
+ * Step-wise canaries (docs/rollouts.md "Steps") as a GitOps user drives them: the manifest with
+ * `rollingUpdate.steps` applied with kubectl, the rollout pauses at each pause step, `kubectl
+ * petset promote` (the built plugin on PATH, found by the real kubectl) moves it on one step at
+ * a time, and re-applying the same manifest in between changes nothing (`unchanged`, no pod
+ * restarted, still paused). The invariant monitor watches throughout; both backends.
+ */
+import { spawn } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { V1Pod } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { stringify } from "yaml";
+import { Annotations, ConditionTypes, type PetSet } from "../../src/api/index.js";
+import { eventually, REPO_ROOT } from "../support/cluster.js";
+import {
+  condition,
+  expectNoViolations,
+  getPetSet,
+  isReady,
+  listPods,
+  monitor,
+  petSetManifest,
+  type RolloutEnv,
+  startRolloutEnv,
+  TEST_MS,
+  versionOf,
+  WAIT_MS,
+  waitRolledOut,
+  withDiagnostics,
+} from "./rollout-support.js";
+
+const PLUGIN = join(REPO_ROOT, "dist", "src", "cli", "kubectl-petset.js");
+
+let env: RolloutEnv;
+let binDir: string;
+
+beforeAll(async () => {
+  if (!existsSync(PLUGIN)) throw new Error(`${PLUGIN} is missing: run npx tsc -p tsconfig.build.json first`);
+  binDir = mkdtempSync(join(tmpdir(), "petset-steps-bin-"));
+  writeFileSync(join(binDir, "kubectl-petset"), `#!/bin/sh\nexec "${process.execPath}" "${PLUGIN}" "$@"\n`);
+  chmodSync(join(binDir, "kubectl-petset"), 0o755);
+  env = await startRolloutEnv("rollout-steps");
+});
+
+afterAll(async () => {
+  await env?.stop();
+  if (binDir) rmSync(binDir, { recursive: true, force: true });
+});
+
+/** `kubectl petset ARGS` as a user runs it: kubectl finds the plugin on PATH. */
+function kubectlPetset(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = spawn(
+    "kubectl",
+    ["petset", ...args, "--kubeconfig", env.cluster.kubeconfigPath, "-n", env.namespace],
+    { env: { ...process.env, PATH: `${binDir}:${process.env.PATH ?? ""}` }, timeout: WAIT_MS },
+  );
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (c: Buffer) => {
+    stdout += c.toString();
+  });
+  child.stderr.on("data", (c: Buffer) => {
+    stderr += c.toString();
+  });
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr })));
+}
+
+const STEPS = [{ pets: 1 }, { pause: {} }, { pets: "67%" }, { pause: {} }];
+
+function commit(image: string): string {
+  const body = petSetManifest("web", {
+    image,
+    podManagementPolicy: "Parallel",
+    rollingUpdate: { maxUnavailable: 1, steps: STEPS },
+  });
+  return stringify(body);
+}
+
+async function apply(text: string): Promise<string> {
+  const r = await env.cluster.kubectl(["apply", "-n", env.namespace, "-f", "-"], { input: text });
+  return r.stdout.trim();
+}
+
+const uids = (pods: V1Pod[]) => pods.map((p) => p.metadata?.uid).join();
+
+/** Waits until the rollout pauses at 1-based `step` with the pods at `versions` (by ordinal), all Ready. */
+function waitStepPaused(step: number, versions: string): Promise<PetSet> {
+  return withDiagnostics(env, "web", () =>
+    eventually(
+      `web paused at step ${step} with versions ${versions}`,
+      async () => {
+        const p = await getPetSet(env, "web");
+        const pods = await listPods(env, "web");
+        const ok =
+          condition(p, ConditionTypes.progressing)?.reason === "StepPaused" &&
+          p.status?.rolloutStep?.step === step &&
+          pods.length === 3 &&
+          pods.every(isReady) &&
+          pods.map(versionOf).join() === versions;
+        return ok ? p : undefined;
+      },
+      WAIT_MS,
+    ),
+  );
+}
+
+describe("step-wise canary from a manifest", () => {
+  it(
+    "pauses at each pause step, moves on with kubectl petset promote, and re-applying the manifest changes nothing",
+    async () => {
+      expect(await apply(commit("nginx:1.26"))).toBe("petset.petset.dev/web created");
+      await waitRolledOut(env, "web", 1);
+      const m = await monitor(env, "web");
+
+      expect(await apply(commit("nginx:1.27"))).toBe("petset.petset.dev/web configured");
+      const first = await waitStepPaused(2, "1,1,2");
+      expect(condition(first, ConditionTypes.progressing)?.message).toMatch(
+        /step 2 of 4 \(pause\) of version 2: paused until promoted \(kubectl petset promote web\)/,
+      );
+      const status = await kubectlPetset("status", "web");
+      expect(status.code).toBe(2);
+      expect(status.stdout).toMatch(/step 2 of 4 \(pause\) of version 2: paused until promoted/);
+
+      // The GitOps tool syncs the same commit: nothing changes, the canary stays paused.
+      const before = uids(await listPods(env, "web"));
+      expect(await apply(commit("nginx:1.27"))).toBe("petset.petset.dev/web unchanged");
+
+      const promoted = await kubectlPetset("promote", "web");
+      expect(promoted).toMatchObject({
+        code: 0,
+        stdout: "petset.petset.dev/web promoted: version 2 past step 2 of 4 (pause)\n",
+      });
+      await waitStepPaused(4, "1,2,2");
+      const after = await listPods(env, "web");
+      expect(after.find((p) => p.metadata?.name === "web-2")?.metadata?.uid).toBe(before.split(",")[2]);
+
+      expect(await apply(commit("nginx:1.27"))).toBe("petset.petset.dev/web unchanged");
+      expect((await getPetSet(env, "web")).metadata.annotations?.[Annotations.promote]).toBe("2#2");
+      expect((await kubectlPetset("promote", "web")).code).toBe(0);
+      await waitRolledOut(env, "web", 2);
+      expect((await getPetSet(env, "web")).status?.rolloutStep).toBeUndefined();
+
+      const deletions = m
+        .moves()
+        .filter((x) => x.kind === "delete")
+        .map((x) => x.pod);
+      expect(deletions).toEqual(["web-2", "web-1", "web-0"]);
+      await expectNoViolations(m);
+    },
+    TEST_MS,
+  );
+});
