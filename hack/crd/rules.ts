@@ -76,3 +76,11 @@ export const stepsExclusive: CelRule = {
   fieldPath: ".pauseAfterEachPet",
   reason: "FieldValueInvalid",
 };
+
+/** On each item of `rollingUpdate.steps`: an int `pets` is not negative. */
+export const petsNotNegative: CelRule = {
+  rule: "!has(self.pets) || type(self.pets) != int || self.pets >= 0",
+  message: "must be a non-negative integer or a percentage",
+  fieldPath: ".pets",
+  reason: "FieldValueInvalid",
+};

@@ -4,7 +4,7 @@
  * PetSetVersion. Mirrors src/api/petset.ts and src/api/petset-version.ts.
  */
 import { MAX_ROLLOUT_STEPS } from "../../src/api/index.js";
-import { rolloutStepOneOf, stepsExclusive } from "./rules.js";
+import { petsNotNegative, rolloutStepOneOf, stepsExclusive } from "./rules.js";
 import type { Schema } from "./structural.js";
 
 const time = (description: string): Schema => ({ type: "string", format: "date-time", description });
@@ -19,11 +19,12 @@ export function rollingUpdateStepFields(): Record<string, Schema> {
         "A step-wise canary: each item is {pets: N or N%} (move pets, from the highest ordinal down, until N of them run the new version; percentages of replicas round down, at least 1) or {pause: {duration?}} (wait for kubectl petset promote, or for the duration). After the last step the rollout finishes; the partition still applies. A new version restarts the steps; a rollback skips them.",
       items: {
         type: "object",
-        "x-kubernetes-validations": [rolloutStepOneOf],
+        "x-kubernetes-validations": [rolloutStepOneOf, petsNotNegative],
         properties: {
           pets: {
             "x-kubernetes-int-or-string": true,
-            anyOf: [{ type: "integer", minimum: 0 }, { type: "string" }],
+            // Exactly this anyOf (no minimum inside): kube accepts nothing else as int-or-string.
+            anyOf: [{ type: "integer" }, { type: "string" }],
             pattern: "^[0-9]+%$",
             description: "Pets (from the highest ordinal down) that run the new version at this step.",
           },

@@ -116,6 +116,11 @@ describe("malformed PetSets are rejected, naming the field", () => {
       "spec.updateStrategy.rollingUpdate.steps[0].pets",
     ],
     [
+      "negative pets",
+      withSpec((s) => (s.updateStrategy = { rollingUpdate: { steps: [{ pets: -1 }] } })),
+      "spec.updateStrategy.rollingUpdate.steps[0].pets",
+    ],
+    [
       "more than 20 steps",
       withSpec(
         (s) =>
