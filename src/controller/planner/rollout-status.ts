@@ -135,10 +135,13 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
       event(ctx, "Warning", PlanEventReasons.progressDeadlineExceeded, "petset", message);
     }
   } else if (stepPaused && hold !== undefined) {
+    const waiting = versions.queued
+      ? `; version ${newestN} waits until version ${hold.version} finishes`
+      : "";
     progressing = progress(
       "True",
       ProgressingReasons.stepPaused,
-      `PetSet ${setName}: ${stepHoldMessage(setName, hold)}; ${pets}`,
+      `PetSet ${setName}: ${stepHoldMessage(setName, hold)}; ${pets}${waiting}`,
     );
   } else if (complete) {
     const partitioned = spec.rollingUpdate && spec.partitionOrdinal > spec.start;

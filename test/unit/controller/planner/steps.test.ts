@@ -183,6 +183,22 @@ describe.each(policies)("steps, podManagementPolicy %s", (policy) => {
     expect(world.violations).toEqual([]);
   });
 
+  it("a newer version waits for a paused one (at most two versions), then starts its own steps", () => {
+    const world = worldWith(policy, { steps: CANARY });
+    setImage(world, "app:2");
+    expect(runUntil(world, stepPaused)).toBeGreaterThanOrEqual(0);
+    setImage(world, "app:3");
+    idle(world, 10);
+    expect(images(world)).toEqual(["app:1", "app:1", "app:1", "app:2"]);
+    expect(progressing(world)?.message).toContain("version 3 waits until version 2 finishes");
+    promote(world, "2#full");
+    expect(
+      runUntil(world, (w) => stepPaused(w) && w.petSet.status?.rolloutStep?.version === 3),
+    ).toBeGreaterThanOrEqual(0);
+    expect(images(world)).toEqual(["app:2", "app:2", "app:2", "app:3"]);
+    expect(world.violations).toEqual([]);
+  });
+
   it("a rollback skips the steps", () => {
     const world = worldWith(policy, { steps: CANARY });
     setImage(world, "app:2");
