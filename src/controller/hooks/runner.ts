@@ -17,6 +17,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import {
   type HookHandlerKind,
   type HookRecord,
+  hookSpecOf,
   type PetSet,
   type PetSetVersion,
   versionName,
@@ -126,7 +127,7 @@ export class HookRunner {
     versions: readonly PetSetVersion[],
     record: HookRecord,
   ): HookRun | undefined {
-    const spec = petSet.spec.lifecycle?.[record.hook];
+    const spec = hookSpecOf(petSet.spec, record.hook);
     if (spec === undefined) return undefined;
     const namespace = petSet.metadata.namespace ?? "default";
     const templateVersion =
@@ -156,6 +157,7 @@ export class HookRunner {
         ...(record.toVersion !== undefined ? { toVersion: record.toVersion } : {}),
         ...(petSet.metadata.generation !== undefined ? { generation: petSet.metadata.generation } : {}),
         ...(record.replicas !== undefined ? { replicas: record.replicas } : {}),
+        ...(record.candidate !== undefined ? { candidate: record.candidate } : {}),
       },
     };
   }

@@ -81,6 +81,8 @@ export interface PlanContext {
   holdAtCurrent: boolean;
   /** A postUpdate or postRollout hook is not done: the rollout is not complete. */
   hooksPending: boolean;
+  /** Why the leader's pet waits (roles.ts), for the Progressing message. */
+  readonly roleProblems: string[];
 }
 
 export function event(

@@ -50,6 +50,10 @@
  * gates each condemned pod. A hook failed for good pauses (HookFailed), is ignored, or rolls
  * back; running hooks no longer asked for are cancelled. Hook records live on version status.
  *
+ * Roles (roles.ts): with spec.roles, followers update first; the leader's pet goes last, after
+ * its switchover hook, once exactly one pod is labelled leader; scale-down removes a leader only
+ * after a switchover.
+ *
  * Status is derived (version-facts.ts): memory lives as facts on the versions, read before
  * planning and recorded after it (recordVersionStatus steps run first), so a wiped status
  * comes back identical after one sync.
@@ -150,6 +154,7 @@ export function planRollout(raw: PlanInput): Plan {
     hooks: readHookBook(index),
     holdAtCurrent: false,
     hooksPending: false,
+    roleProblems: [],
   };
 
   if (input.petSet.metadata.deletionTimestamp !== undefined) {

@@ -19,6 +19,10 @@ import {
 } from "./plan-status.js";
 import { brokenWakeTimes, lastProgressAt } from "./progress-deadline.js";
 
+function roleWaitMessage(ctx: PlanContext): string {
+  return ctx.roleProblems.length > 0 ? `; waiting: ${ctx.roleProblems.join("; ")}` : "";
+}
+
 /**
  * Status, conditions, the deadline and autoRollback for one pass, after the pod steps are
  * planned (a move planned now counts as progress).
@@ -158,7 +162,7 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
     progressing = progress(
       "True",
       ProgressingReasons.rollingOut,
-      `PetSet ${setName}: ${pets}${waiting}${hookWaitMessage(ctx)}`,
+      `PetSet ${setName}: ${pets}${waiting}${hookWaitMessage(ctx)}${roleWaitMessage(ctx)}`,
     );
   }
 
