@@ -3,7 +3,14 @@
  * the hook records on PetSetVersion / PetSet status. CEL rules say which handlers and
  * failure policies each hook point accepts, so `kubectl apply` names the field at fault.
  */
-import { FailurePolicies, HookLimits, type HookName, HookNames, HookPhases } from "../../src/api/index.js";
+import {
+  FailurePolicies,
+  HookLimits,
+  type HookName,
+  HookNames,
+  HookPhases,
+  LifecycleHookNames,
+} from "../../src/api/index.js";
 import type { CelRule } from "./rules.js";
 import type { Schema } from "./structural.js";
 
@@ -51,6 +58,8 @@ const HOOK_DOCS: Record<HookName, string> = {
   postUpdate: "After a pet runs the new version and is available, in the new pod; the next pet waits.",
   postRollout: "Once per version, after every pet runs it and every postUpdate succeeded.",
   preScaleDown: "Before a condemned pet's pod is deleted; its claims stay until it succeeds.",
+  switchover:
+    "Before the leader's pod is deleted or patched (update or scale-down), in the leader's pod; PETSET_CANDIDATE names a follower already at the target.",
 };
 
 function hookSchema(hook: HookName): Schema {
@@ -138,12 +147,25 @@ function hookSchema(hook: HookName): Schema {
 
 export function lifecycleSchema(): Schema {
   const properties: Record<string, Schema> = {};
-  for (const hook of HookNames) properties[hook] = hookSchema(hook);
+  for (const hook of LifecycleHookNames) properties[hook] = hookSchema(hook);
   return {
     type: "object",
     description:
       "Hooks the controller runs around rollouts and scale-down: the babysitter contract (docs/hooks.md). Each run is recorded on the PetSetVersion it moves pets to.",
     properties,
+  };
+}
+
+export function rolesSchema(): Schema {
+  return {
+    type: "object",
+    description:
+      "Who leads, as the app (or a sidecar) labels its pods: during a rolling update the leader's pet goes last, after a switchover; scale-down never removes the leader without one (docs/rollouts.md, Roles).",
+    properties: {
+      labelKey: str("The pod label that names a pod's role.", { default: "petset.dev/role", maxLength: 317 }),
+      leader: str("The label value of the leader.", { default: "leader", maxLength: 63 }),
+      switchover: hookSchema("switchover"),
+    },
   };
 }
 
@@ -168,6 +190,7 @@ export function hookRecordsSchema(description: string): Schema {
         fromVersion: int("The version the pet or set moves from."),
         toVersion: int("The version the pet or set moves to."),
         replicas: str("old→new replicas (preScaleDown)."),
+        candidate: str("The follower the leader role goes to (switchover)."),
         attempts: int("Runs started."),
         failures: int("Runs that failed (timeouts included)."),
         startedAt: str("When the current run started.", { format: "date-time" }),

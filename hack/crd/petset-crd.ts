@@ -12,7 +12,7 @@ import {
   UpdateStrategyTypes,
   VERSION,
 } from "../../src/api/index.js";
-import { hookRecordsSchema, lifecycleSchema } from "./lifecycle-schema.js";
+import { hookRecordsSchema, lifecycleSchema, rolesSchema } from "./lifecycle-schema.js";
 import { withoutListItemDefaults } from "./list-defaults.js";
 import { maxUnavailableNotZero, selectorImmutable, selectorMatchesTemplate } from "./rules.js";
 import { rollingUpdateStepFields, rollingUpdateStepRules, rolloutStepStatusSchema } from "./steps-schema.js";
@@ -185,6 +185,7 @@ function specSchema(k8s: StructuralConverter): Schema {
         },
       },
       lifecycle: lifecycleSchema(),
+      roles: rolesSchema(),
     },
   };
 }

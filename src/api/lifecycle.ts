@@ -5,8 +5,16 @@
  */
 import { z } from "zod";
 
-/** Hook points, in the order a rollout meets them. */
-export const HookNames = ["preRollout", "preUpdate", "postUpdate", "postRollout", "preScaleDown"] as const;
+/** Hook points of `spec.lifecycle`, in the order a rollout meets them. */
+export const LifecycleHookNames = [
+  "preRollout",
+  "preUpdate",
+  "postUpdate",
+  "postRollout",
+  "preScaleDown",
+] as const;
+/** Every hook a record can name: the lifecycle ones and `spec.roles.switchover`. */
+export const HookNames = [...LifecycleHookNames, "switchover"] as const;
 export type HookName = (typeof HookNames)[number];
 
 /** Hooks that run once per version (no pod of their own). */
@@ -94,6 +102,8 @@ export const HookRecordSchema = z.object({
   toVersion: z.number().int().optional(),
   /** "old→new" replicas, for preScaleDown. */
   replicas: z.string().optional(),
+  /** switchover: the follower (already at the target) to hand the leader role to. */
+  candidate: z.string().optional(),
   /** Runs started (retries and resumed runs included). */
   attempts: z.number().int().min(0),
   /** Runs that failed (a run that times out fails). */
@@ -129,6 +139,7 @@ export const HookContextSchema = z.object({
   toVersion: z.number().int().optional(),
   generation: z.number().int().optional(),
   replicas: z.string().optional(),
+  candidate: z.string().optional(),
   attempt: z.number().int(),
 });
 export type HookContext = z.infer<typeof HookContextSchema>;
@@ -155,5 +166,25 @@ export function hookEnv(ctx: HookContext): Record<string, string> {
   if (ctx.toVersion !== undefined) env.PETSET_TO_VERSION = String(ctx.toVersion);
   if (ctx.generation !== undefined) env.PETSET_GENERATION = String(ctx.generation);
   if (ctx.replicas !== undefined) env.PETSET_REPLICAS = ctx.replicas;
+  if (ctx.candidate !== undefined) env.PETSET_CANDIDATE = ctx.candidate;
   return env;
+}
+
+/** `spec.roles`: which pod leads, so the leader's pet is updated last (docs/rollouts.md, Roles). */
+export const RolesSchema = z.object({
+  /** The pod label the app (or a sidecar) sets; petset never sets or guesses it. */
+  labelKey: z.string().default("petset.dev/role"),
+  /** The label value of the leader. */
+  leader: z.string().default("leader"),
+  /** Runs before the leader's pod is deleted or patched (update or scale-down); PETSET_CANDIDATE names a follower at the target. */
+  switchover: HookSpecSchema.optional(),
+});
+export type Roles = z.infer<typeof RolesSchema>;
+
+/** The spec of a hook: `spec.lifecycle.<hook>`, or `spec.roles.switchover`. */
+export function hookSpecOf(
+  spec: { lifecycle?: Lifecycle | undefined; roles?: Roles | undefined },
+  hook: HookName,
+): HookSpec | undefined {
+  return hook === "switchover" ? spec.roles?.switchover : spec.lifecycle?.[hook];
 }

@@ -6,7 +6,7 @@ import {
   RetentionPolicies,
   UpdateStrategyTypes,
 } from "./defaults.js";
-import { HookRecordSchema, LifecycleSchema } from "./lifecycle.js";
+import { HookRecordSchema, LifecycleSchema, RolesSchema } from "./lifecycle.js";
 import {
   ClaimTemplateSchema,
   ConditionSchema,
@@ -80,6 +80,8 @@ export const PetSetSpecSchema = z.object({
   persistentVolumeClaimRetentionPolicy: RetentionPolicySchema.prefault({}),
   /** Hooks the controller runs around rollouts and scale-down (docs/hooks.md). */
   lifecycle: LifecycleSchema.optional(),
+  /** Who leads: the leader's pet is updated last, after a switchover (docs/rollouts.md). */
+  roles: RolesSchema.optional(),
 });
 export type PetSetSpec = z.infer<typeof PetSetSpecSchema>;
 export type PetSetSpecInput = z.input<typeof PetSetSpecSchema>;

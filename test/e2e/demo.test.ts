@@ -41,6 +41,7 @@ describe.skipIf(backendFromEnv() !== "embedded")("petset demo", () => {
       /petset "web": rollout complete: 3 of 3 pods at version 1, 3 ready/,
       /web-2 created at version 2 \(nginx:1\.27\)/,
       /petset "web": rollout complete: 3 of 3 pods at version 2, 3 ready/,
+      /preUpdate +web-0 +v2 +Succeeded .*exit code 0: web-0 steps down: version 1 -> 2/,
       /web-2 not Ready: CrashLoopBackOff \(nginx:broken\)/,
       /rollout failed: ProgressDeadlineExceeded: PetSet web: version 3 made no progress/,
       /petset "web": rollout complete: 3 of 3 pods at version 4, 3 ready/,

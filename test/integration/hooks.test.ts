@@ -367,6 +367,58 @@ describe("lifecycle hooks", () => {
     TEST_MS,
   );
 
+  it(
+    "a preRollout Job with the new version's template that fails: no pet moves; a fixed version's Job passes",
+    async () => {
+      const controller = await startController(env.cluster, env.namespace);
+      try {
+        // The Job's container exits with $PETSET_SIMULATED_EXIT: really on the embedded server,
+        // through the kwok job stage on the real backend (docs/jobs.md).
+        const migrate = {
+          job: { command: ["sh", "-c", 'exit "$PETSET_SIMULATED_EXIT"'] },
+          timeoutSeconds: 120,
+        };
+        await createPetSet(env, petSetManifest("mig", { spec: { lifecycle: { preRollout: migrate } } }));
+        await waitRolledOut(env, "mig", 1);
+        const m = await monitor(env, "mig");
+        const withEnv = (image: string, exit: string) =>
+          patchPetSet(env, "mig", {
+            spec: {
+              template: {
+                spec: {
+                  containers: [{ name: "app", image, env: [{ name: "PETSET_SIMULATED_EXIT", value: exit }] }],
+                },
+              },
+            },
+          });
+        await withEnv("nginx:1.27", "3");
+        const failed = await eventually(
+          "the preRollout hook failed",
+          async () => {
+            const c = await progressing("mig");
+            return c?.reason === "HookFailed" ? c : undefined;
+          },
+          WAIT_MS,
+        );
+        expect(failed.message).toContain("hook preRollout of version 2 failed");
+        expect(failed.message).toMatch(/Job mig-prerollout-[0-9a-f]+ failed/);
+        const pods = await listPods(env, "mig");
+        expect(pods.every((p) => p.metadata?.labels?.["petset.dev/version"] === "1")).toBe(true);
+        await withEnv("nginx:1.28", "0");
+        await waitRolledOut(env, "mig", 3);
+        const rs = await records("mig");
+        expect(rs.map((r) => `${r.hook} v${r.toVersion} ${r.phase}`)).toEqual([
+          "preRollout v2 Failed",
+          "preRollout v3 Succeeded",
+        ]);
+        await expectNoViolations(m);
+      } finally {
+        await controller.kill();
+      }
+    },
+    TEST_MS,
+  );
+
   it("invalid hooks are refused by the API server with the field named", async () => {
     const bad = petSetManifest("bad", {
       spec: {

@@ -31,6 +31,19 @@ export function webManifest(image: string, changeCause?: string): Record<string,
       replicas: 3,
       progressDeadlineSeconds: DEADLINE_SECONDS,
       selector: { matchLabels: { app: NAME } },
+      // A lifecycle hook (docs/hooks.md): each Ready pet runs this in its pod before it restarts.
+      lifecycle: {
+        preUpdate: {
+          exec: {
+            command: [
+              "sh",
+              "-c",
+              'echo "$PETSET_POD steps down: version $PETSET_FROM_VERSION -> $PETSET_TO_VERSION"',
+            ],
+          },
+          timeoutSeconds: 30,
+        },
+      },
       template: {
         metadata: { labels: { app: NAME } },
         spec: { containers: [{ name: "app", image, ports: [{ name: "http", containerPort: 80 }] }] },
@@ -83,8 +96,12 @@ export async function runDemoScript(deps: DemoScriptDeps): Promise<void> {
 
   n.section("Update the image and watch the rollout");
   n.say("A new image is a new version (web-v2). Pets move one at a time, highest ordinal first.");
+  n.say(
+    "Before each pet restarts, its preUpdate hook runs in its pod (spec.lifecycle, an exec): the babysitter contract.",
+  );
   await apply("nginx:1.27");
   await wait("the rollout to version 2", completeAt(2));
+  await petset("hook", "list", NAME);
 
   n.section("Break it with a bad image, then recover");
   n.say(

@@ -17,6 +17,7 @@ import type { V1Pod } from "@kubernetes/client-node";
 import {
   type HookHandlerKind,
   type HookRecord,
+  hookSpecOf,
   type PetSet,
   type PetSetVersion,
   versionName,
@@ -53,6 +54,11 @@ export interface HookRunnerDeps extends HandlerDeps {
 
 export class HookRunner {
   private readonly inFlight = new Map<string, InFlight>();
+  /**
+   * Runs (`id#attempt`) whose outcome this runner wrote: the cache may still show them Running
+   * for a moment, and they must not start again (a successful hook runs once where we can tell).
+   */
+  private readonly written = new Set<string>();
 
   constructor(private readonly deps: HookRunnerDeps) {}
 
@@ -76,8 +82,18 @@ export class HookRunner {
       if (w !== undefined && w.record.attempts === f.attempts) continue;
       this.stop(id, f, w === undefined);
     }
+    const running = new Set([...wanted.values()].map(({ record }) => `${record.id}#${record.attempts}`));
+    for (const key of this.written) {
+      const id = key.slice(0, key.lastIndexOf("#"));
+      if (
+        !running.has(key) &&
+        (wanted.has(id) || versions.some((v) => v.status?.hooks?.some((r) => r.id === id)))
+      )
+        this.written.delete(key);
+    }
     for (const [id, { record, holder }] of wanted) {
       if (this.inFlight.has(id) || this.deps.signal?.aborted) continue;
+      if (this.written.has(`${id}#${record.attempts}`)) continue;
       const run = this.buildRun(petSet, versions, record);
       if (run === undefined) continue;
       this.start(key, id, holder, run);
@@ -111,7 +127,7 @@ export class HookRunner {
     versions: readonly PetSetVersion[],
     record: HookRecord,
   ): HookRun | undefined {
-    const spec = petSet.spec.lifecycle?.[record.hook];
+    const spec = hookSpecOf(petSet.spec, record.hook);
     if (spec === undefined) return undefined;
     const namespace = petSet.metadata.namespace ?? "default";
     const templateVersion =
@@ -141,6 +157,7 @@ export class HookRunner {
         ...(record.toVersion !== undefined ? { toVersion: record.toVersion } : {}),
         ...(petSet.metadata.generation !== undefined ? { generation: petSet.metadata.generation } : {}),
         ...(record.replicas !== undefined ? { replicas: record.replicas } : {}),
+        ...(record.candidate !== undefined ? { candidate: record.candidate } : {}),
       },
     };
   }
@@ -172,9 +189,12 @@ export class HookRunner {
       }
       if (signal.aborted) return;
       log.info({ ok: outcome.ok, message: outcome.message }, "hook run finished");
-      await this.finish(key, holder, run, outcome).catch((err: unknown) =>
-        log.warn({ err: String(err) }, "could not record the hook's outcome; the run is retried"),
-      );
+      const runKey = `${id}#${run.record.attempts}`;
+      this.written.add(runKey);
+      await this.finish(key, holder, run, outcome).catch((err: unknown) => {
+        this.written.delete(runKey);
+        log.warn({ err: String(err) }, "could not record the hook's outcome; the run is retried");
+      });
     })();
   }
 

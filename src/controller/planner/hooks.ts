@@ -42,6 +42,7 @@ import {
   type HookName,
   type HookRecord,
   handlerKind,
+  hookSpecOf,
   type PetSetVersion,
   RollbackHooks,
 } from "../../api/index.js";
@@ -67,6 +68,8 @@ export interface HookRequest {
   toVersion?: number;
   /** "old→new", for preScaleDown. */
   replicas?: string;
+  /** switchover: the follower the leader role goes to. */
+  candidate?: string;
 }
 
 export function hookId(ctx: PlanContext, req: HookRequest): string {
@@ -83,7 +86,7 @@ function describe(r: HookRecord): string {
 }
 
 export function gateHook(ctx: PlanContext, req: HookRequest): "done" | "wait" {
-  const spec = ctx.input.petSet.spec.lifecycle?.[req.hook];
+  const spec = hookSpecOf(ctx.input.petSet.spec, req.hook);
   if (spec === undefined) return "done";
   const book = ctx.hooks;
   const id = hookId(ctx, req);
@@ -106,6 +109,7 @@ export function gateHook(ctx: PlanContext, req: HookRequest): "done" | "wait" {
       ...(req.fromVersion !== undefined ? { fromVersion: req.fromVersion } : {}),
       ...(req.toVersion !== undefined ? { toVersion: req.toVersion } : {}),
       ...(req.replicas !== undefined ? { replicas: req.replicas } : {}),
+      ...(req.candidate !== undefined ? { candidate: req.candidate } : {}),
     };
     writeRecord(book, holder, record);
     book.waiting.push(record);

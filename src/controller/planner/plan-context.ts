@@ -84,6 +84,8 @@ export interface PlanContext {
   hooksPending: boolean;
   /** The step-wise rollout (steps.ts): spec.partitionOrdinal above is already its partition. */
   readonly rolloutSteps: StepsDecision;
+  /** Why the leader's pet waits (roles.ts), for the Progressing message. */
+  readonly roleProblems: string[];
 }
 
 export function event(

@@ -48,6 +48,16 @@
  * (unless N already has its content):
  * Progressing=False/RolledBack, then True/RolledBack while the rollback version rolls out.
  *
+ * Hooks (hooks.ts): preRollout holds every move to T (like a pause, without the Paused status);
+ * preUpdate gates each update of a Ready pet and holds a maxUnavailable slot; postUpdate keeps
+ * a pet "not yet updated" and the rollout incomplete; postRollout holds completion; preScaleDown
+ * gates each condemned pod. A hook failed for good pauses (HookFailed), is ignored, or rolls
+ * back; running hooks no longer asked for are cancelled. Hook records live on version status.
+ *
+ * Roles (roles.ts): with spec.roles, followers update first; the leader's pet goes last, after
+ * its switchover hook, once exactly one pod is labelled leader; scale-down removes a leader only
+ * after a switchover.
+ *
  * Status is derived (version-facts.ts): memory lives as facts on the versions, read before
  * planning and recorded after it (recordVersionStatus steps run first), so a wiped status
  * comes back identical after one sync.
@@ -161,6 +171,7 @@ export function planRollout(raw: PlanInput): Plan {
     holdAtCurrent: false,
     hooksPending: false,
     rolloutSteps,
+    roleProblems: [],
   };
   if (rolloutSteps.wakeAt !== undefined) ctx.wakeAt.push(rolloutSteps.wakeAt);
 

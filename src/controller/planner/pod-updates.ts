@@ -4,6 +4,7 @@ import { contentAllowed, deletePod, event, moveContent, type PlanContext } from 
 import { PlanEventReasons } from "./plan-events.js";
 import { isAvailable, isFinished, isRunningAndReady, isTerminating } from "./pod-health.js";
 import { versionMarks } from "./pod-template.js";
+import { gateLeaderSwitchover, orderByRole } from "./roles.js";
 import { imageOnlyChanges } from "./version-index.js";
 import type { PodView } from "./views.js";
 
@@ -86,7 +87,8 @@ function replacePod(ctx: PlanContext, pod: PodView, reason: "update" | "replace-
  * maxUnavailable pets are unavailable (missing, terminating or not available count, and pets
  * whose postUpdate hook is not done), and for OrderedReady only while every pet is available
  * and no scale-down is in progress. A Ready pet first runs its preUpdate hook (hooks.ts): it
- * keeps serving but holds a slot; pets already in the hook go first.
+ * keeps serving but holds a slot; pets already in the hook go first. With spec.roles the
+ * leader's pet goes last, after its switchover hook (roles.ts).
  */
 export function planRollingUpdate(
   ctx: PlanContext,
@@ -121,7 +123,12 @@ export function planRollingUpdate(
   let budget = spec.maxUnavailable - unavailable;
   if (spec.orderedReady && (!allPetsHealthy || scalingDown)) budget = 0;
   const inHook = candidates.filter((p) => inPreUpdate(ctx, p));
-  const ordered = [...inHook, ...candidates.filter((p) => !inHook.includes(p))];
+  // Roles (roles.ts): followers first, the leader's pet last; pets not allowed yet are left out.
+  const byRole = orderByRole(
+    ctx,
+    candidates.filter((p) => !inHook.includes(p) && !ctx.touched.has(p.name)),
+  );
+  const ordered = [...inHook, ...byRole];
   for (const pod of ordered) {
     if (ctx.touched.has(pod.name)) continue;
     if (budget <= 0) {
@@ -131,6 +138,7 @@ export function planRollingUpdate(
       continue;
     }
     budget--;
+    if (gateLeaderSwitchover(ctx, pod, ctx.versions.target) !== "done") continue;
     if (gatePreUpdate(ctx, pod) === "done") replacePod(ctx, pod, "update");
   }
 }

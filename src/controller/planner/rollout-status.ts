@@ -20,6 +20,10 @@ import {
 import { brokenWakeTimes, lastProgressAt } from "./progress-deadline.js";
 import { describeStep, stepHoldMessage } from "./steps.js";
 
+function roleWaitMessage(ctx: PlanContext): string {
+  return ctx.roleProblems.length > 0 ? `; waiting: ${ctx.roleProblems.join("; ")}` : "";
+}
+
 /**
  * Status, conditions, the deadline and autoRollback for one pass, after the pod steps are
  * planned (a move planned now counts as progress).
@@ -171,7 +175,7 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
     progressing = progress(
       "True",
       ProgressingReasons.rollingOut,
-      `PetSet ${setName}: ${pets}${waiting}${step}${hookWaitMessage(ctx)}`,
+      `PetSet ${setName}: ${pets}${waiting}${step}${hookWaitMessage(ctx)}${roleWaitMessage(ctx)}`,
     );
   }
 

@@ -1,6 +1,7 @@
 import { gatePreScaleDown } from "./hooks.js";
 import { deletePod, type PlanContext } from "./plan-context.js";
 import { isTerminating } from "./pod-health.js";
+import { gateCondemnedLeader } from "./roles.js";
 import type { PodView } from "./views.js";
 
 /** Pods whose ordinal is outside [start, start + replicas), highest ordinal first. */
@@ -14,20 +15,25 @@ export function condemnedPods(ctx: PlanContext): PodView[] {
 /**
  * Scale down: highest ordinal first. OrderedReady: one pod at a time, only once every other
  * pet is available and no condemned pod is still terminating. Parallel: all at once. Each pod
- * goes only once its preScaleDown hook is done (hooks.ts).
+ * goes only once its preScaleDown hook is done (hooks.ts), and a leader only after a switchover
+ * (roles.ts).
  */
 export function planScaleDown(ctx: PlanContext, allPetsHealthy: boolean): void {
   const condemned = condemnedPods(ctx);
   if (ctx.spec.orderedReady) {
     if (!allPetsHealthy || condemned.some(isTerminating)) return;
     const highest = condemned[0];
-    if (highest !== undefined && gatePreScaleDown(ctx, highest) === "done")
-      deletePod(ctx, highest, "scale-down");
+    if (highest !== undefined && mayGo(ctx, highest)) deletePod(ctx, highest, "scale-down");
     return;
   }
   for (const pod of condemned) {
-    if (!isTerminating(pod) && gatePreScaleDown(ctx, pod) === "done") deletePod(ctx, pod, "scale-down");
+    if (!isTerminating(pod) && mayGo(ctx, pod)) deletePod(ctx, pod, "scale-down");
   }
+}
+
+/** A condemned pod goes once a leader handed over (roles.ts) and its preScaleDown hook is done. */
+function mayGo(ctx: PlanContext, pod: PodView): boolean {
+  return gateCondemnedLeader(ctx, pod) === "done" && gatePreScaleDown(ctx, pod) === "done";
 }
 
 /** `<anything>-<set>-<ordinal>` → ordinal, for claims of this set; undefined otherwise. */

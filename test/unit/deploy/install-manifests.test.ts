@@ -136,10 +136,11 @@ describe("deploy/components/prometheus", () => {
     return metric.endsWith("_bucket") ? [...names, "le"] : names;
   }
 
-  it("alerts on a missed progress deadline, a controller not leading and sync errors", () => {
+  it("alerts on a missed progress deadline, a failed hook, a controller not leading and sync errors", () => {
     expect(rules.map((r) => r.alert)).toEqual(
       expect.arrayContaining([
         "PetSetProgressDeadlineExceeded",
+        "PetSetHookFailed",
         "PetSetControllerNotLeading",
         "PetSetControllerSyncErrors",
       ]),

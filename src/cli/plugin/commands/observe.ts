@@ -98,11 +98,15 @@ export async function observeCommand(
     }
     if (options.signal?.aborted) break;
     await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, options.intervalMs);
-      options.signal?.addEventListener("abort", () => {
+      const onAbort = () => {
         clearTimeout(t);
         resolve();
-      });
+      };
+      const t = setTimeout(() => {
+        options.signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, options.intervalMs);
+      options.signal?.addEventListener("abort", onAbort, { once: true });
     });
     if (options.signal?.aborted) break;
   }

@@ -259,3 +259,54 @@ describe("regressions of known hook deadlocks (OpenKruise)", () => {
     expect(records(world).map((r) => r.pod)).toEqual(["web-2"]);
   });
 });
+
+/** Every hook point × failure policy × pod-management policy, with a hook that always fails. */
+const points = [
+  { hook: "preRollout", change: "image" },
+  { hook: "preUpdate", change: "image" },
+  { hook: "postUpdate", change: "image" },
+  { hook: "postRollout", change: "image" },
+  { hook: "preScaleDown", change: "scale" },
+] as const;
+const rollbackAllowed = new Set(["preUpdate", "postUpdate"]);
+
+describe.each(policies)("every hook point failing for good, podManagementPolicy %s", (policy) => {
+  describe.each(points)("$hook", ({ hook, change }) => {
+    it.each(["Pause", "Ignore", "Rollback"] as const)("failurePolicy %s", (failurePolicy) => {
+      const world = worldWith(policy, { [hook]: hookSpec("external", { failurePolicy }) }, { replicas: 3 });
+      // Version 2 and scale-down fail; a rollback version's hooks succeed.
+      const hw = withHooks(world, {
+        result: (r) => (r.toVersion === 2 || r.hook === "preScaleDown" ? "fail" : "succeed"),
+      });
+      if (change === "image") setImage(world, "app:2");
+      else
+        updateSpec(world, (s) => {
+          s.replicas = 2;
+        });
+      const effective = failurePolicy === "Rollback" && !rollbackAllowed.has(hook) ? "Pause" : failurePolicy;
+      if (effective === "Pause") {
+        expect(runHookWorld(hw, (h) => progressing(h.world)?.reason === "HookFailed")).toBeGreaterThanOrEqual(
+          0,
+        );
+        // Nothing more moves while it waits.
+        const before = JSON.stringify(podsOf(world).map((p) => [p.name, p.version, p.uid]));
+        for (let i = 0; i < 5; i++) {
+          hookSync(hw);
+          tick(world);
+        }
+        expect(JSON.stringify(podsOf(world).map((p) => [p.name, p.version, p.uid]))).toBe(before);
+      } else if (effective === "Ignore") {
+        const done = change === "image" ? settled : (h: HookWorld) => podsOf(h.world).length === 2;
+        expect(runHookWorld(hw, done)).toBeGreaterThanOrEqual(0);
+        expect(records(world).every((r) => r.phase !== "Running")).toBe(true);
+      } else {
+        expect(runHookWorld(hw, (h) => settled(h) && h.world.versions.length === 3)).toBeGreaterThanOrEqual(
+          0,
+        );
+        expect(world.versions.at(-1)?.spec.rollbackOf).toBe(1);
+      }
+      expect(records(world).filter((r) => r.phase === "Running" && r.toVersion === 2)).toEqual([]);
+      expect(clean(hw)).toEqual([]);
+    });
+  });
+});

@@ -120,6 +120,12 @@ function violate(world: World, step: Step, message: string) {
   world.violations.push(`t=${world.now} ${step.kind}: ${message}`);
 }
 
+/** With spec.roles the leader's pet goes last whatever its ordinal (roles.ts). */
+function isLeader(world: World, pod: PodView): boolean {
+  const roles = world.petSet.spec.roles;
+  return roles !== undefined && pod.labels[roles.labelKey] === roles.leader;
+}
+
 function checkBefore(world: World, step: Step): void {
   const spec = world.petSet.spec;
   const partitionOrdinal = spec.ordinals.start + (spec.updateStrategy.rollingUpdate?.partition ?? 0);
@@ -170,7 +176,8 @@ function checkBefore(world: World, step: Step): void {
         inRange(world, p.ordinal) &&
         p.deletionTimestamp === undefined &&
         p.hash === pod?.hash &&
-        isRunningAndReady(p),
+        isRunningAndReady(p) &&
+        !isLeader(world, p),
     );
     if (higher.length > 0) violate(world, step, `updated ${step.podName} before higher ${higher[0]?.name}`);
   }

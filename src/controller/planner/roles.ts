@@ -1,0 +1,123 @@
+/**
+ * Roles (spec.roles; docs/rollouts.md "Roles"). The app or a sidecar labels its pods
+ * (`labelKey`, default petset.dev/role); petset never guesses. Pure. The rules:
+ *
+ *  - A pod labelled `leader` is a leader; one labelled anything else is a follower; one without
+ *    the label has an unknown role. Labels are re-read on every sync, so the leader can move
+ *    mid-rollout (a switchover, a failover) and the order follows it.
+ *  - Rolling update order: followers first, highest ordinal first (the update rules and
+ *    maxUnavailable apply as without roles). The leader's turn comes once no follower is left
+ *    to update and every other pet is available: with exactly one leader, pets of unknown role
+ *    go then, and the leader's pet goes last, after its switchover hook (below). With zero or
+ *    more than one leader at that point the rollout waits, and says why in Progressing.
+ *  - Switchover (`roles.switchover`, a hook like the lifecycle ones, run in the leader's pod):
+ *    before the leader's pod is deleted or patched, with PETSET_CANDIDATE = the highest-ordinal
+ *    available follower already at the target. Without a hook the leader simply goes last.
+ *  - Scale-down never removes the leader's pod without a successful switchover first
+ *    (candidate: the highest available pet that stays); without a switchover hook it waits,
+ *    and says so.
+ *  - A pod that is not Ready serves nothing: it is replaced whatever its role.
+ */
+import type { PetSetVersion } from "../../api/index.js";
+import { gateHook } from "./hooks.js";
+import type { PlanContext } from "./plan-context.js";
+import { isAvailable, isTerminating } from "./pod-health.js";
+import type { PodView } from "./views.js";
+
+export type Role = "leader" | "follower" | "unknown";
+
+export function roleOf(ctx: PlanContext, pod: PodView): Role | undefined {
+  const roles = ctx.input.petSet.spec.roles;
+  if (roles === undefined) return undefined;
+  const value = pod.labels[roles.labelKey];
+  if (value === undefined) return "unknown";
+  return value === roles.leader ? "leader" : "follower";
+}
+
+function liveLeaders(ctx: PlanContext): PodView[] {
+  return [...ctx.podsByOrdinal.values()].filter((p) => !isTerminating(p) && roleOf(ctx, p) === "leader");
+}
+
+function available(ctx: PlanContext, pod: PodView): boolean {
+  return isAvailable(pod, ctx.spec.minReadyMs, ctx.input.now);
+}
+
+/** The follower the leader role goes to: the highest-ordinal available pet at `content`, not `leader`. */
+function candidateFor(ctx: PlanContext, leader: PodView, content: string | undefined): PodView | undefined {
+  const inRange = new Set(ctx.spec.ordinals);
+  return [...ctx.podsByOrdinal.values()]
+    .filter((p) => p !== leader && inRange.has(p.ordinal) && !isTerminating(p) && available(ctx, p))
+    .filter((p) => content === undefined || ctx.index.contentOf(p) === content)
+    .sort((a, b) => b.ordinal - a.ordinal)[0];
+}
+
+/**
+ * Ready update candidates (highest ordinal first) in role order; the ones not allowed to
+ * move yet are left out. Without spec.roles: unchanged.
+ */
+export function orderByRole(ctx: PlanContext, candidates: readonly PodView[]): PodView[] {
+  if (ctx.input.petSet.spec.roles === undefined) return [...candidates];
+  const followers = candidates.filter((p) => roleOf(ctx, p) === "follower");
+  const rest = candidates.filter((p) => roleOf(ctx, p) !== "follower");
+  if (followers.length > 0 || rest.length === 0) return followers;
+  // The leader's turn: every other pet in the update range runs the target, available.
+  const target = ctx.versions.target.spec.hash;
+  const inUpdateRange = ctx.spec.ordinals.filter(
+    (o) => !ctx.spec.rollingUpdate || o >= ctx.spec.partitionOrdinal,
+  );
+  const othersDone = inUpdateRange.every((o) => {
+    const pod = ctx.podsByOrdinal.get(o);
+    if (pod === undefined) return false;
+    if (rest.includes(pod)) return true;
+    return ctx.index.contentOf(pod) === target && available(ctx, pod);
+  });
+  if (!othersDone) return [];
+  const leaders = liveLeaders(ctx);
+  const key = ctx.input.petSet.spec.roles.labelKey;
+  const value = ctx.input.petSet.spec.roles.leader;
+  if (leaders.length !== 1) {
+    ctx.roleProblems.push(
+      leaders.length === 0
+        ? `no pod is labelled ${key}=${value}: the leader's pet is not known, ${rest.map((p) => p.name).join(", ")} wait`
+        : `${leaders.length} pods are labelled ${key}=${value} (${leaders.map((p) => p.name).join(", ")}): the leader's pet goes last once exactly one is`,
+    );
+    return [];
+  }
+  const unknown = rest.filter((p) => roleOf(ctx, p) === "unknown");
+  return unknown.length > 0 ? unknown : rest;
+}
+
+/** Before the leader's pod moves for an update: its switchover hook. "done" also without roles. */
+export function gateLeaderSwitchover(ctx: PlanContext, pod: PodView, target: PetSetVersion): "done" | "wait" {
+  if (roleOf(ctx, pod) !== "leader") return "done";
+  const candidate = candidateFor(ctx, pod, target.spec.hash);
+  return gateHook(ctx, {
+    hook: "switchover",
+    holder: target,
+    pod,
+    toVersion: target.spec.version,
+    ...(pod.version !== undefined ? { fromVersion: pod.version } : {}),
+    ...(candidate !== undefined ? { candidate: candidate.name } : {}),
+  });
+}
+
+/** Before a condemned leader's pod is deleted: a switchover, or wait (and say why). */
+export function gateCondemnedLeader(ctx: PlanContext, pod: PodView): "done" | "wait" {
+  const roles = ctx.input.petSet.spec.roles;
+  if (roles === undefined || roleOf(ctx, pod) !== "leader") return "done";
+  if (roles.switchover === undefined) {
+    ctx.roleProblems.push(
+      `the leader ${pod.name} is to be removed by scale-down and spec.roles.switchover is not set: it stays until another pet leads`,
+    );
+    return "wait";
+  }
+  const holder = ctx.index.byNumber(pod.version) ?? ctx.versions.current;
+  const candidate = candidateFor(ctx, pod, undefined);
+  return gateHook(ctx, {
+    hook: "switchover",
+    holder,
+    pod,
+    toVersion: holder.spec.version,
+    ...(candidate !== undefined ? { candidate: candidate.name } : {}),
+  });
+}
