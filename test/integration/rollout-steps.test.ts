@@ -69,8 +69,8 @@ function kubectlPetset(...args: string[]): Promise<{ code: number; stdout: strin
 
 const STEPS = [{ pets: 1 }, { pause: {} }, { pets: "67%" }, { pause: {} }];
 
-function commit(image: string): string {
-  const body = petSetManifest("web", {
+function commit(image: string, name = "web"): string {
+  const body = petSetManifest(name, {
     image,
     podManagementPolicy: "Parallel",
     rollingUpdate: { maxUnavailable: 1, steps: STEPS },
@@ -86,13 +86,13 @@ async function apply(text: string): Promise<string> {
 const uids = (pods: V1Pod[]) => pods.map((p) => p.metadata?.uid).join();
 
 /** Waits until the rollout pauses at 1-based `step` with the pods at `versions` (by ordinal), all Ready. */
-function waitStepPaused(step: number, versions: string): Promise<PetSet> {
-  return withDiagnostics(env, "web", () =>
+function waitStepPaused(step: number, versions: string, name = "web"): Promise<PetSet> {
+  return withDiagnostics(env, name, () =>
     eventually(
-      `web paused at step ${step} with versions ${versions}`,
+      `${name} paused at step ${step} with versions ${versions}`,
       async () => {
-        const p = await getPetSet(env, "web");
-        const pods = await listPods(env, "web");
+        const p = await getPetSet(env, name);
+        const pods = await listPods(env, name);
         const ok =
           condition(p, ConditionTypes.progressing)?.reason === "StepPaused" &&
           p.status?.rolloutStep?.step === step &&
@@ -147,6 +147,34 @@ describe("step-wise canary from a manifest", () => {
         .filter((x) => x.kind === "delete")
         .map((x) => x.pod);
       expect(deletions).toEqual(["web-2", "web-1", "web-0"]);
+      await expectNoViolations(m);
+    },
+    TEST_MS,
+  );
+
+  it(
+    "kubectl petset abort during a pause rolls back to the current version at once, skipping the steps",
+    async () => {
+      expect(await apply(commit("nginx:1.26", "api"))).toBe("petset.petset.dev/api created");
+      await waitRolledOut(env, "api", 1);
+      const m = await monitor(env, "api");
+      await apply(commit("nginx:1.27", "api"));
+      await waitStepPaused(2, "1,1,2", "api");
+
+      const aborted = await kubectlPetset("abort", "api");
+      expect(aborted).toMatchObject({
+        code: 0,
+        stdout: "petset.petset.dev/api rolled back to version 1\ncreated version api-v3 (rollbackOf 1)\n",
+      });
+      const done = await waitRolledOut(env, "api", 3);
+      expect(done.status?.rolloutStep).toBeUndefined();
+      // Only the canary moved back; the other pets were relabelled (same content), never restarted.
+      expect(
+        m
+          .moves()
+          .filter((x) => x.kind === "delete")
+          .map((x) => x.pod),
+      ).toEqual(["api-2", "api-2"]);
       await expectNoViolations(m);
     },
     TEST_MS,
