@@ -94,6 +94,13 @@ export function versionStepsSchema(): Schema {
         description: "0-based step reached; the number of steps when done.",
       },
       pausedAt: time("When the pause at the step reached began."),
+      pets: {
+        type: "integer",
+        format: "int32",
+        minimum: 0,
+        description:
+          "Pets (from the highest ordinal down) the pause holds at this version: frozen when it began.",
+      },
       promotedAt: time("The last promotion."),
       promotion: { type: "string", description: "The petset.dev/promote value applied last." },
     },

@@ -63,6 +63,8 @@ export const PetSetVersionStatusSchema = z.object({
     .object({
       index: z.number().int().min(0),
       pausedAt: Time.optional(),
+      /** Pets (from the highest ordinal down) the pause at `index` holds at the new version. */
+      pets: z.number().int().min(0).optional(),
       promotedAt: Time.optional(),
       /** The promotion that was applied last (`<version>#<step>` or `<version>#full`). */
       promotion: z.string().optional(),

@@ -19,11 +19,14 @@
  *  - `{pets: N}` (int, or percent of replicas rounded down and at least 1 as maxUnavailable):
  *    the pets at the N highest ordinals may move; when every one of them runs T, available,
  *    the step is passed.
- *  - `{pause: {}}` holds at the previous `pets` count (0 when none) until promoted;
- *    `{pause: {duration}}` also passes at pausedAt + duration (the injected clock; wakeAt).
+ *  - `{pause: {}}` holds until promoted; `{pause: {duration}}` also passes at pausedAt +
+ *    duration (the injected clock; wakeAt). A pause freezes the pets: the count it holds is
+ *    recorded when it begins, the previous `pets` count (0 when none) but no more than the pets
+ *    that run T from the highest ordinal down then (a `pets` step promoted before it was
+ *    reached, or a partition lowered during the pause, moves nothing more).
  *  - Passing every step: the user's partition alone applies (the rollout finishes).
  *  - The effective partition is never lower than the user's: pets below it never move.
- * The index, pausedAt, promotedAt and the promotion applied are recorded on T's status when
+ * The index, pausedAt, the count held, promotedAt and the promotion applied are recorded on T's status when
  * they change; the PetSet status (rolloutStep, Progressing=True/StepPaused) is derived from
  * them every pass, so a status wipe changes nothing.
  */
@@ -145,6 +148,7 @@ export function planSteps(input: StepsInput): StepsDecision {
   const recorded = target.status?.steps;
   let i = Math.min(recorded?.index ?? 0, steps.length);
   let pausedAt = recorded?.pausedAt;
+  let held = recorded?.pets;
   let promotedAt = recorded?.promotedAt;
   let promotion = recorded?.promotion;
 
@@ -154,6 +158,7 @@ export function planSteps(input: StepsInput): StepsDecision {
     if (asked.step === "full" || asked.step === i + 1) {
       i = asked.step === "full" ? steps.length : i + 1;
       pausedAt = undefined;
+      held = undefined;
       promotedAt = new Date(now).toISOString();
       promotion = annotation;
     }
@@ -173,12 +178,16 @@ export function planSteps(input: StepsInput): StepsDecision {
       continue;
     }
     const startedAt = pausedAt !== undefined ? Date.parse(pausedAt) : now;
-    if (pausedAt === undefined) pausedAt = new Date(now).toISOString();
+    if (pausedAt === undefined) {
+      pausedAt = new Date(now).toISOString();
+      held = Math.min(countAt(steps, i, spec.replicas), atTargetFromTop(input, userPartition, target));
+    }
     const ms = step.pause.duration !== undefined ? durationMs(step.pause.duration) : undefined;
     if (ms !== undefined && now >= startedAt + ms) {
       progressAt = Math.max(progressAt ?? 0, startedAt + ms);
       i++;
       pausedAt = undefined;
+      held = undefined;
       continue;
     }
     waitingFor = ms !== undefined ? "time" : "promote";
@@ -188,10 +197,12 @@ export function planSteps(input: StepsInput): StepsDecision {
 
   const next: VersionSteps = { index: i };
   if (pausedAt !== undefined) next.pausedAt = pausedAt;
+  if (held !== undefined) next.pets = held;
   if (promotedAt !== undefined) next.promotedAt = promotedAt;
   if (promotion !== undefined) next.promotion = promotion;
   const decision: StepsDecision = {
-    partitionOrdinal: i >= steps.length ? userPartition : partitionFor(countAt(steps, i, spec.replicas)),
+    partitionOrdinal:
+      i >= steps.length ? userPartition : partitionFor(held ?? countAt(steps, i, spec.replicas)),
   };
   if (!sameSteps(recorded, next)) decision.record = next;
   if (wakeAt !== undefined) decision.wakeAt = wakeAt;
@@ -219,11 +230,29 @@ function reached(input: StepsInput, fromOrdinal: number, target: PetSetVersion):
   });
 }
 
+/** Pets from the highest ordinal down (not below `fromOrdinal`) that run T, available, in a row. */
+function atTargetFromTop(input: StepsInput, fromOrdinal: number, target: PetSetVersion): number {
+  const { spec, index, podsByOrdinal, now } = input;
+  let n = 0;
+  for (let o = spec.start + spec.replicas - 1; o >= Math.max(spec.start, fromOrdinal); o--) {
+    const pod = podsByOrdinal.get(o);
+    const at =
+      pod !== undefined &&
+      !isTerminating(pod) &&
+      index.contentOf(pod) === target.spec.hash &&
+      isAvailable(pod, spec.minReadyMs, now);
+    if (!at) break;
+    n++;
+  }
+  return n;
+}
+
 function sameSteps(a: VersionSteps | undefined, b: VersionSteps): boolean {
   return (
     a !== undefined &&
     a.index === b.index &&
     a.pausedAt === b.pausedAt &&
+    a.pets === b.pets &&
     a.promotedAt === b.promotedAt &&
     a.promotion === b.promotion
   );
