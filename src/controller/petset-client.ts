@@ -134,8 +134,22 @@ export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter)
     async recordStatus(namespace, name, resourceVersion, st) {
       writes.count("patch", "petsetversions/status");
       try {
+        // A merge patch keeps what it does not mention: the fields of `steps` a step leaves
+        // behind (pausedAt, pets) are cleared with null.
+        const steps = st.steps && {
+          pausedAt: null,
+          pets: null,
+          promotedAt: null,
+          promotion: null,
+          ...st.steps,
+        };
         await api.patchNamespacedCustomObjectStatus(
-          { ...psv, namespace, name, body: { metadata: { resourceVersion }, status: st } },
+          {
+            ...psv,
+            namespace,
+            name,
+            body: { metadata: { resourceVersion }, status: { ...st, ...(steps ? { steps } : {}) } },
+          },
           merge,
         );
       } catch (err) {
