@@ -69,11 +69,11 @@ function kubectlPetset(...args: string[]): Promise<{ code: number; stdout: strin
 
 const STEPS = [{ pets: 1 }, { pause: {} }, { pets: "67%" }, { pause: {} }];
 
-function commit(image: string, name = "web"): string {
+function commit(image: string, name = "web", steps: unknown[] = STEPS): string {
   const body = petSetManifest(name, {
     image,
     podManagementPolicy: "Parallel",
-    rollingUpdate: { maxUnavailable: 1, steps: STEPS },
+    rollingUpdate: { maxUnavailable: 1, steps },
   });
   return stringify(body);
 }
@@ -175,6 +175,27 @@ describe("step-wise canary from a manifest", () => {
           .filter((x) => x.kind === "delete")
           .map((x) => x.pod),
       ).toEqual(["api-2", "api-2"]);
+      await expectNoViolations(m);
+    },
+    TEST_MS,
+  );
+
+  it(
+    "a pause with a duration ends by itself on the controller's clock",
+    async () => {
+      const steps = [{ pets: 1 }, { pause: { duration: "3s" } }];
+      await apply(commit("nginx:1.26", "timed", steps));
+      await waitRolledOut(env, "timed", 1);
+      const m = await monitor(env, "timed");
+      await apply(commit("nginx:1.27", "timed", steps));
+      const paused = await waitStepPaused(2, "1,1,2", "timed");
+      expect(paused.status?.rolloutStep).toMatchObject({ waitingFor: "time", description: "pause 3s" });
+      const resumeAt = Date.parse(paused.status?.rolloutStep?.resumeAt ?? "");
+      await waitRolledOut(env, "timed", 2);
+      // The first pet that moved after the pause was asked to go once the pause had ended.
+      const second = m.moves().find((x) => x.kind === "delete" && x.pod === "timed-1");
+      expect(second).toBeDefined();
+      expect(second?.at ?? 0).toBeGreaterThanOrEqual(resumeAt - 1000);
       await expectNoViolations(m);
     },
     TEST_MS,
