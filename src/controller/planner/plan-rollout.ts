@@ -33,6 +33,9 @@
  *    than maxUnavailable pets (missing, terminating or not available, over all pets) are
  *    unavailable. InPlaceIfPossible: when only container images differ, patch them in place.
  *  - OnDelete: missing pets are created (at T), pods are never deleted for an update.
+ *  - External (external.ts): as OnDelete, but a pod annotated petset.dev/update-requested=T is
+ *    moved like a rolling update would (maxUnavailable, hooks); a request for another version is
+ *    refused with an Event. currentVersion is promoted once every pet runs T, as under OnDelete.
  *  - paused: no relabel, no update, no announcement; missing pets are created at C; scaling
  *    and recreation of Failed pods go on; Progressing=Unknown/Paused and no deadline.
  *  - When T differs from the announced target, every live pod is annotated
@@ -61,6 +64,7 @@
 import { podName } from "../../api/index.js";
 import { readHookBook } from "./hook-records.js";
 import { cancelUnrequestedHooks, holdForPostRollout, holdForPreRollout, planPostUpdates } from "./hooks.js";
+import { planExternalUpdates } from "./external.js";
 import { planPetCreation } from "./pet-creation.js";
 import { chooseKeptOld, event, type PlanContext, resolveSpec } from "./plan-context.js";
 import { PlanEventReasons } from "./plan-events.js";
@@ -155,6 +159,7 @@ export function planRollout(raw: PlanInput): Plan {
     holdAtCurrent: false,
     hooksPending: false,
     roleProblems: [],
+    externalRefusals: [],
   };
 
   if (input.petSet.metadata.deletionTimestamp !== undefined) {
@@ -202,6 +207,7 @@ export function planRollout(raw: PlanInput): Plan {
     planRelabels(ctx);
     const postPending = planPostUpdates(ctx, (p) => isAvailable(p, spec.minReadyMs, input.now));
     if (spec.rollingUpdate) planRollingUpdate(ctx, allPetsHealthy, scalingDown, postPending);
+    else if (spec.external) planExternalUpdates(ctx, postPending);
     planAnnouncements(ctx);
     ctx.hooksPending = postPending.size > 0;
     if (!ctx.hooksPending && petsSettledAt(ctx, versions.target.spec.hash, Number.NEGATIVE_INFINITY))

@@ -39,7 +39,7 @@ export function planRelabels(ctx: PlanContext): void {
 }
 
 /** Move one outdated pod to the target: patch images in place when allowed, else delete it. */
-function replacePod(ctx: PlanContext, pod: PodView, reason: "update" | "replace-broken"): void {
+export function replacePod(ctx: PlanContext, pod: PodView, reason: "update" | "replace-broken"): void {
   const target = ctx.versions.target;
   const content = ctx.index.contentOf(pod);
   const podVersion = ctx.index.byNumber(pod.version) ?? ctx.index.newestWithHash(content);
