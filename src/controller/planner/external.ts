@@ -40,7 +40,8 @@ export function planExternalUpdates(ctx: PlanContext, postUpdatePending: Readonl
   let unavailable = 0;
   for (const o of spec.ordinals) {
     const pod = ctx.podsByOrdinal.get(o);
-    if (pod === undefined || isTerminating(pod) || !isAvailable(pod, spec.minReadyMs, input.now)) unavailable++;
+    if (pod === undefined || isTerminating(pod) || !isAvailable(pod, spec.minReadyMs, input.now))
+      unavailable++;
     else if (postUpdatePending.has(o)) unavailable++;
   }
   let budget = spec.maxUnavailable - unavailable;

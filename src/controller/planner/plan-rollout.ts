@@ -62,9 +62,9 @@
  * comes back identical after one sync.
  */
 import { podName } from "../../api/index.js";
+import { planExternalUpdates } from "./external.js";
 import { readHookBook } from "./hook-records.js";
 import { cancelUnrequestedHooks, holdForPostRollout, holdForPreRollout, planPostUpdates } from "./hooks.js";
-import { planExternalUpdates } from "./external.js";
 import { planPetCreation } from "./pet-creation.js";
 import { chooseKeptOld, event, type PlanContext, resolveSpec } from "./plan-context.js";
 import { PlanEventReasons } from "./plan-events.js";
