@@ -5,7 +5,7 @@ import {
   podFieldValue,
   resolveContainerEnv,
 } from "../../../../src/apiserver-shim/kubelet/container-env.js";
-import { isLoopback } from "../../../../src/apiserver-shim/server.js";
+import { isLoopback } from "../../../../src/apiserver-shim/http/request-guard.js";
 
 const pod: ExecPod = {
   metadata: {
