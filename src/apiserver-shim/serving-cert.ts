@@ -51,7 +51,7 @@ export function createServingCert(hosts: readonly string[], days = 365): Serving
   ca.serialNumber = serial();
   ca.validity.notBefore = notBefore;
   ca.validity.notAfter = notAfter;
-  const caName = [{ name: "commonName", value: `petset-dev-ca@${Math.floor(Date.now() / 1000)}` }];
+  const caName = [{ name: "commonName", value: `petset-dev-ca-${Math.floor(Date.now() / 1000)}` }];
   ca.setSubject(caName);
   ca.setIssuer(caName);
   ca.setExtensions([

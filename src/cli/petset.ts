@@ -50,7 +50,11 @@ program
     "--token-file <path>",
     "bearer tokens (one a line) instead of a random one; the first goes into the kubeconfig and alone may write and exec, the others only read",
   )
-  .option("--kubeconfig <path>", "where to write the kubeconfig (mode 0600: it holds the token)", ".petset/kubeconfig")
+  .option(
+    "--kubeconfig <path>",
+    "where to write the kubeconfig (mode 0600: it holds the token)",
+    ".petset/kubeconfig",
+  )
   .option("--data-dir <dir>", "keep state here (survives restarts); default in memory")
   .option("--apply <path...>", "manifests (files or folders) to create once ready")
   .option("--no-controller", "do not run the controller")

@@ -22,8 +22,8 @@ import { type CoreV1Api, PatchStrategy, setHeaderOptions } from "@kubernetes/cli
 import type { Logger } from "pino";
 import { z } from "zod";
 import type { TimerClock } from "./clock.js";
-import { containerArgv, containerEnv, type PodFacts, RunnableContainerSchema } from "./process-env.js";
 import { type KubeObject, MetaSchema, timestamp } from "./objects.js";
+import { containerArgv, containerEnv, type PodFacts, RunnableContainerSchema } from "./process-env.js";
 import { statusCode } from "./writer.js";
 
 const RunnablePodSchema = z.looseObject({

@@ -9,13 +9,17 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearerHeader } from "./harness.js";
 
 const run = promisify(execFile);
 const repo = resolve(import.meta.dirname, "../../..");
 const build = join(repo, ".cache", `shim-durability-${process.pid}`);
 
-async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(build, "run.mjs"), dataDir], {
+async function startChild(
+  dataDir: string,
+): Promise<{ child: ChildProcess; url: string; auth: Record<string, string> }> {
+  const kubeconfig = join(build, `kubeconfig-${Date.now()}`);
+  const child = spawn(process.execPath, [join(build, "run.mjs"), dataDir, kubeconfig], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const url = await new Promise<string>((res, rej) => {
@@ -27,7 +31,7 @@ async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: 
     });
     child.once("exit", (code) => rej(new Error(`server exited early (${code})`)));
   });
-  return { child, url };
+  return { child, url, auth: await bearerHeader(kubeconfig) };
 }
 
 async function killed(child: ChildProcess): Promise<void> {
@@ -62,7 +66,7 @@ describe("durability with a data dir", () => {
     );
     await writeFile(
       join(build, "run.mjs"),
-      `import { startApiServer } from "./out/src/apiserver-shim/index.js";\nconst s = await startApiServer({ dataDir: process.argv[2] });\nconsole.log("ready " + s.url);\n`,
+      `import { startApiServer } from "./out/src/apiserver-shim/index.js";\nconst s = await startApiServer({ dataDir: process.argv[2] });\nawait s.writeKubeconfig(process.argv[3]);\nconsole.log("ready " + s.url);\n`,
     );
   }, 120_000);
   afterAll(async () => {
@@ -77,7 +81,7 @@ describe("durability with a data dir", () => {
     for (let i = 0; i < n; i++) {
       const res = await fetch(`${first.url}/api/v1/namespaces/default/configmaps`, {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        headers: { "Content-Type": "application/json", ...first.auth },
         body: JSON.stringify({ metadata: { name: `cm-${i}` }, data: { i: String(i) } }),
       });
       expect(res.status).toBe(201);
@@ -88,7 +92,9 @@ describe("durability with a data dir", () => {
     await killed(first.child);
     const second = await startChild(dataDir);
     try {
-      const list = (await (await fetch(`${second.url}/api/v1/namespaces/default/configmaps`)).json()) as {
+      const list = (await (
+        await fetch(`${second.url}/api/v1/namespaces/default/configmaps`, { headers: second.auth })
+      ).json()) as {
         metadata: { resourceVersion: string };
         items: { metadata: { name: string }; data: { i: string } }[];
       };
@@ -97,7 +103,7 @@ describe("durability with a data dir", () => {
       expect(Number(list.metadata.resourceVersion)).toBe(lastRv);
       const next = await fetch(`${second.url}/api/v1/namespaces/default/configmaps`, {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        headers: { "Content-Type": "application/json", ...second.auth },
         body: JSON.stringify({ metadata: { name: "after" } }),
       });
       const rv = Number(
@@ -106,6 +112,7 @@ describe("durability with a data dir", () => {
       expect(rv).toBe(lastRv + 1);
       const stale = await fetch(
         `${second.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=5`,
+        { headers: second.auth },
       );
       expect(await stale.text()).toContain('"code":410');
     } finally {

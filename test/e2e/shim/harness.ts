@@ -1,9 +1,10 @@
 /** Starts the shim in-process on port 0 and runs the real kubectl against it. */
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { parse } from "yaml";
 import { type ApiServer, type ApiServerOptions, startApiServer } from "../../../src/apiserver-shim/index.js";
 
 const run = promisify(execFile);
@@ -18,6 +19,8 @@ export interface ShimHarness {
   server: ApiServer;
   dir: string;
   kubeconfig: string;
+  /** `Authorization: Bearer <the kubeconfig's token>`, for raw requests. */
+  auth: Record<string, string>;
   kubectl(args: string[], stdin?: string): Promise<KubectlResult>;
   /** Writes `content` to a temp file and returns its path. */
   file(name: string, content: string): Promise<string>;
@@ -31,6 +34,7 @@ export async function startHarness(opts: ApiServerOptions = {}): Promise<ShimHar
   const server = await startApiServer(opts);
   const kubeconfig = join(dir, "kubeconfig");
   await server.writeKubeconfig(kubeconfig);
+  const auth = await bearerHeader(kubeconfig);
   const base = ["--kubeconfig", kubeconfig, "--cache-dir", join(dir, "cache")];
   const env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig };
   const children: (() => void)[] = [];
@@ -38,6 +42,7 @@ export async function startHarness(opts: ApiServerOptions = {}): Promise<ShimHar
     server,
     dir,
     kubeconfig,
+    auth,
     async kubectl(args, stdin) {
       if (stdin !== undefined) {
         const path = join(dir, `stdin-${Date.now()}-${Math.random().toString(36).slice(2)}.yaml`);
@@ -80,6 +85,19 @@ export async function startHarness(opts: ApiServerOptions = {}): Promise<ShimHar
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The Authorization header of a kubeconfig's current user (as kubectl sends it). */
+export async function bearerHeader(kubeconfig: string): Promise<Record<string, string>> {
+  const doc = parse(await readFile(kubeconfig, "utf8")) as {
+    "current-context": string;
+    contexts: { name: string; context: { user: string } }[];
+    users: { name: string; user: { token?: string } }[];
+  };
+  const ctx = doc.contexts.find((c) => c.name === doc["current-context"]);
+  const token = doc.users.find((u) => u.name === ctx?.context.user)?.user.token;
+  if (!token) throw new Error(`${kubeconfig} holds no token`);
+  return { Authorization: `Bearer ${token}` };
 }
 
 /** Polls `check` until it returns a truthy value or the deadline passes. */

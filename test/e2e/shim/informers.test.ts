@@ -186,7 +186,7 @@ function api(server: ApiServer) {
   const call = async (method: string, path: string, body?: unknown, type = "application/json") => {
     const res = await fetch(`${server.url}${path}`, {
       method,
-      headers: { "Content-Type": type },
+      headers: { "Content-Type": type, ...AUTH },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const json = (await res.json()) as KubernetesObject & { items?: KubernetesObject[] };
@@ -202,11 +202,14 @@ function api(server: ApiServer) {
 }
 
 const CM = "/api/v1/namespaces/default/configmaps";
+/** The servers here take this token; the kubeconfigs (through the proxy or not) carry it. */
+const TOKEN = "informers-test-token";
+const AUTH = { Authorization: `Bearer ${TOKEN}` };
 const cm = (name: string) => ({ metadata: { name }, data: { v: "0" } });
 
 async function kubeConfigFor(url: string, dir: string): Promise<KubeConfig> {
   const path = join(dir, `kubeconfig-${Math.random().toString(36).slice(2)}`);
-  await writeKubeconfig(path, { server: url });
+  await writeKubeconfig(path, { server: url, token: TOKEN });
   return loadKubeConfig({ kubeconfig: path });
 }
 
@@ -226,6 +229,7 @@ describe("client-node informers on the shim", () => {
   /** A shim with short watch timeouts behind a proxy, and a configmap informer through it. */
   async function configMapInformer(opts: { watchWindow?: number }) {
     const server = await startApiServer({
+      tokens: [TOKEN],
       maxWatchTimeoutSeconds: WATCH_SECONDS,
       bookmarkIntervalMs: 50,
       ...opts,
@@ -286,7 +290,9 @@ describe("client-node informers on the shim", () => {
     // carrying the current resourceVersion, until the server ends the watch.
     expect(proxy.watches(CM).some((w) => w.allowWatchBookmarks)).toBe(false);
     const body = await (
-      await fetch(`${server.url}${CM}?watch=true&allowWatchBookmarks=true&resourceVersion=${listRv}`)
+      await fetch(`${server.url}${CM}?watch=true&allowWatchBookmarks=true&resourceVersion=${listRv}`, {
+        headers: AUTH,
+      })
     ).text();
     const events = body
       .trim()
@@ -357,7 +363,7 @@ describe("client-node informers on the shim", () => {
     // client-node's doneHandler returns after calling the error callbacks: nothing restarts
     // it. One whole server watch period later (a live informer reconnects at once) it has
     // made no request and missed the change. Our wrapper restarts it; see the next suite.
-    await (await fetch(`${server.url}${CM}?watch=true&resourceVersion=${rvNow}`)).text();
+    await (await fetch(`${server.url}${CM}?watch=true&resourceVersion=${rvNow}`, { headers: AUTH })).text();
     expect(proxy.seen.length).toBe(requests);
     expect(informer.get("unseen", "default")).toBeUndefined();
     expect(errors).toHaveLength(1);
@@ -381,7 +387,11 @@ describe("startControllerCaches (src/controller/informers.ts) on the shim", () =
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "shim-caches-"));
-    server = await startApiServer({ watchWindow: 5, maxWatchTimeoutSeconds: WATCH_SECONDS });
+    server = await startApiServer({
+      tokens: [TOKEN],
+      watchWindow: 5,
+      maxWatchTimeoutSeconds: WATCH_SECONDS,
+    });
     for (const file of ["crds/petsets.petset.dev.yaml", "crds/petsetversions.petset.dev.yaml"])
       for (const doc of parseAllDocuments(await readFile(file, "utf8")))
         await api(server).create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", doc.toJSON());

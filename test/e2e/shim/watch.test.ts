@@ -12,12 +12,12 @@ interface WatchEvent {
 }
 
 /** Reads newline-delimited watch events from a raw HTTP watch. */
-function rawWatch(url: string): { events: WatchEvent[]; stop: () => void } {
+function rawWatch(url: string, headers: Record<string, string>): { events: WatchEvent[]; stop: () => void } {
   const events: WatchEvent[] = [];
   const ctl = new AbortController();
   void (async () => {
     try {
-      const res = await fetch(url, { signal: ctl.signal });
+      const res = await fetch(url, { signal: ctl.signal, headers });
       const reader = res.body!.getReader();
       const dec = new TextDecoder();
       let buf = "";
@@ -62,11 +62,14 @@ describe("watch", () => {
   });
 
   it("resumes from a resourceVersion, sends bookmarks, and honours selectors", async () => {
-    const list = (await (await fetch(`${h.server.url}/api/v1/namespaces/default/configmaps`)).json()) as {
+    const list = (await (
+      await fetch(`${h.server.url}/api/v1/namespaces/default/configmaps`, { headers: h.auth })
+    ).json()) as {
       metadata: { resourceVersion: string };
     };
     const w = rawWatch(
       `${h.server.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${list.metadata.resourceVersion}&labelSelector=sel%3Dyes&allowWatchBookmarks=true`,
+      h.auth,
     );
     await h.kubectl(["apply", "-f", "-"], cm("sel", "{sel: 'yes'}"));
     await h.kubectl(["apply", "-f", "-"], cm("unsel", "{sel: 'no'}"));
@@ -88,10 +91,13 @@ describe("watch", () => {
     for (let i = 0; i < 30; i++)
       await fetch(`${h.server.url}/api/v1/namespaces/default/configmaps`, {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        headers: { "Content-Type": "application/json", ...h.auth },
         body: JSON.stringify({ metadata: { name: `bulk-${i}` } }),
       });
-    const w = rawWatch(`${h.server.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=2`);
+    const w = rawWatch(
+      `${h.server.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=2`,
+      h.auth,
+    );
     await eventually(() => w.events.length > 0, 10_000, "error event");
     w.stop();
     expect(w.events[0]!.type).toBe("ERROR");
@@ -101,6 +107,7 @@ describe("watch", () => {
   it("sends initial events and the initial-events-end bookmark when asked", async () => {
     const w = rawWatch(
       `${h.server.url}/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+      h.auth,
     );
     await eventually(() => w.events.some((e) => e.type === "BOOKMARK"), 10_000, "initial-events-end");
     w.stop();
