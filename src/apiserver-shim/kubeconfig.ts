@@ -25,7 +25,7 @@ export function kubeconfigYaml(o: KubeconfigOptions): string {
         cluster: {
           server: o.server,
           ...(o.server.startsWith("http:") ? { "insecure-skip-tls-verify": true } : {}),
-          ...(o.certificateAuthority
+          ...(o.certificateAuthority && o.server.startsWith("https:")
             ? { "certificate-authority-data": Buffer.from(o.certificateAuthority).toString("base64") }
             : {}),
         },

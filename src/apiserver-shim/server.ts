@@ -4,8 +4,8 @@
  * HTTP front. `startApiServer` is the only entry point.
  */
 import { randomBytes } from "node:crypto";
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
-import { createServer as createHttpsServer } from "node:https";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { hostname, networkInterfaces } from "node:os";
 import { join } from "node:path";
@@ -31,13 +31,13 @@ import { sendError, sendJson } from "./http/respond.js";
 import { writeKubeconfig as writeKubeconfigFile } from "./kubeconfig.js";
 import { LocalExecutor } from "./kubelet/local-exec.js";
 import { grKey } from "./registry/resource.js";
-import { createServingCert } from "./serving-cert.js";
+import { servingCertFor } from "./serving-cert.js";
 import { type Clock, systemClock } from "./time.js";
 
 export interface ApiServerOptions {
   /**
-   * Interface to bind (default 127.0.0.1: loopback only). Anything else is served over TLS
-   * with a certificate authority generated at start (its certificate goes into the kubeconfig).
+   * Interface to bind (default 127.0.0.1: loopback only). Always served over TLS, with a
+   * certificate authority made by this process (its certificate goes into the kubeconfig).
    */
   host?: string;
   /** Port (default 0: a free port chosen by the system). */
@@ -78,14 +78,14 @@ export interface ReceivedRequest {
 }
 
 export interface ApiServer {
-  /** e.g. `http://127.0.0.1:40123` (`https://` when listening beyond loopback) */
+  /** e.g. `https://127.0.0.1:40123` */
   url: string;
   port: number;
   /** Stops serving, ends watches, closes the write-ahead log. */
   close(): Promise<void>;
   /**
    * Writes a kubeconfig for this server (mode 0600): its URL (or `server`, e.g. a proxy in
-   * front of it), the owner's token and, over TLS, the CA to verify it with.
+   * front of it), the owner's token and the CA to verify it with.
    */
   writeKubeconfig(path: string, opts?: { namespace?: string; name?: string; server?: string }): Promise<void>;
 }
@@ -125,8 +125,9 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   };
   const tokens = opts.tokens?.length ? opts.tokens : [randomBytes(32).toString("base64url")];
   const bindHost = opts.host ?? "127.0.0.1";
-  const tls = isLoopback(bindHost) ? undefined : createServingCert(servedHosts(bindHost));
-  const guard = new RequestGuard(tokens, tls ? servedHosts(bindHost) : []);
+  const extraHosts = isLoopback(bindHost) ? [] : servedHosts(bindHost);
+  const tls = servingCertFor(extraHosts);
+  const guard = new RequestGuard(tokens, extraHosts);
   let address = "";
   // pods/exec runs commands as local processes (docs/apiserver-shim.md, "exec"), each pod in
   // a directory of its own under the data dir (or a temporary one), removed with the pod.
@@ -237,7 +238,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
         ),
       );
   };
-  const server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, onHttp) : createHttpServer(onHttp);
+  const server = createServer({ cert: tls.cert, key: tls.key }, onHttp);
   // Upgrades: pods/exec over WebSocket (http/exec.ts); nothing else upgrades.
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     opts.onRequest?.({
@@ -293,7 +294,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const urlHost = isWildcard(addr.address) ? "127.0.0.1" : addr.address;
   const host = urlHost.includes(":") ? `[${urlHost}]` : urlHost;
   address = `${host}:${addr.port}`;
-  const url = `${tls ? "https" : "http"}://${address}`;
+  const url = `https://${address}`;
   log.info({ url, dataDir: opts.dataDir }, "API server listening");
   let closed = false;
   return {
@@ -315,7 +316,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       writeKubeconfigFile(path, {
         server: o.server ?? url,
         token: tokens[0]!,
-        ...(tls ? { certificateAuthority: tls.caCert } : {}),
+        certificateAuthority: tls.caCert,
         ...(o.namespace ? { namespace: o.namespace } : {}),
         ...(o.name ? { name: o.name } : {}),
       }),

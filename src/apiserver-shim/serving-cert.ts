@@ -1,10 +1,11 @@
 /**
- * The TLS identity of an embedded server that listens beyond loopback: a fresh certificate
- * authority (valid for the life of the process, never written to disk by the server) and a
- * serving certificate it signs for the names and addresses the server answers on. The CA
- * certificate goes into the kubeconfig (`certificate-authority-data`), so kubectl and
- * client-node verify the server instead of skipping verification. Keys come from node:crypto;
- * node-forge only builds and signs the X.509 certificates (node:crypto cannot).
+ * The TLS identity of the embedded server: a certificate authority made by this process (its
+ * key stays in memory, never on disk) and a serving certificate it signs for the names and
+ * addresses the server answers on. The CA certificate goes into the kubeconfig
+ * (`certificate-authority-data`), so kubectl and client-node verify the server. TLS is not
+ * optional, even on loopback: kubectl (client-go's clientcmd) sends no credentials at all to
+ * an `http://` server, so a token would be useless without it. Keys come from node:crypto;
+ * node-forge builds and signs the X.509 certificates (node:crypto cannot).
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
 import { isIP } from "node:net";
@@ -34,6 +35,22 @@ function serial(): string {
   const bytes = randomBytes(16);
   bytes[0] = bytes[0]! & 0x7f;
   return bytes.toString("hex");
+}
+
+const issued = new Map<string, ServingCert>();
+
+/**
+ * The serving certificate of this process for `hosts`: made once per set of hosts, then
+ * reused by later servers of the same process (tests start many; RSA keys take a while).
+ */
+export function servingCertFor(hosts: readonly string[]): ServingCert {
+  const key = [...new Set(hosts)].sort().join(",");
+  let cert = issued.get(key);
+  if (!cert) {
+    cert = createServingCert(hosts);
+    issued.set(key, cert);
+  }
+  return cert;
 }
 
 /**

@@ -4,7 +4,7 @@
  *
  * 1. Browsers are refused (403): a `Host` that is not a loopback name or address, nor one
  *    the server listens on, is a DNS-rebinding page; an `Origin` (any value, `null` too) or a
- *    `Sec-Fetch-*` header comes from a web page. kubectl and client-node send none of these.
+ *    `Sec-Fetch-Site` header comes from a web page. kubectl and client-node send neither.
  * 2. A bearer token is required (401 `Unauthorized` without one or with an unknown one).
  *    The first token is the owner's: the one in the kubeconfig the server writes. Other
  *    tokens (more lines of `--token-file`) may only read: writes and `pods/exec` with them
@@ -66,8 +66,9 @@ export class RequestGuard {
       throw browserRefused(
         `requests with an Origin header (${JSON.stringify(req.headers.origin)}) come from web pages`,
       );
-    if (req.headers["sec-fetch-site"] !== undefined || req.headers["sec-fetch-mode"] !== undefined)
-      throw browserRefused("requests with Sec-Fetch headers come from web pages");
+    // Browsers send Sec-Fetch-Site on every request; Node's fetch sends Sec-Fetch-Mode only.
+    if (req.headers["sec-fetch-site"] !== undefined)
+      throw browserRefused("requests with a Sec-Fetch-Site header come from web pages");
   }
 
   /** Who sent the request, by its bearer token; 401 when none or an unknown one. */

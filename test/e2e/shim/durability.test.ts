@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearerHeader } from "./harness.js";
+import { type KubeconfigFetch, kubeconfigAccess } from "./harness.js";
 
 const run = promisify(execFile);
 const repo = resolve(import.meta.dirname, "../../..");
@@ -17,7 +17,7 @@ const build = join(repo, ".cache", `shim-durability-${process.pid}`);
 
 async function startChild(
   dataDir: string,
-): Promise<{ child: ChildProcess; url: string; auth: Record<string, string> }> {
+): Promise<{ child: ChildProcess; url: string; fetch: KubeconfigFetch }> {
   const kubeconfig = join(build, `kubeconfig-${Date.now()}`);
   const child = spawn(process.execPath, [join(build, "run.mjs"), dataDir, kubeconfig], {
     stdio: ["ignore", "pipe", "inherit"],
@@ -31,7 +31,7 @@ async function startChild(
     });
     child.once("exit", (code) => rej(new Error(`server exited early (${code})`)));
   });
-  return { child, url, auth: await bearerHeader(kubeconfig) };
+  return { child, url, fetch: (await kubeconfigAccess(kubeconfig)).fetch };
 }
 
 async function killed(child: ChildProcess): Promise<void> {
@@ -79,9 +79,9 @@ describe("durability with a data dir", () => {
     const n = 200;
     let lastRv = 0;
     for (let i = 0; i < n; i++) {
-      const res = await fetch(`${first.url}/api/v1/namespaces/default/configmaps`, {
+      const res = await first.fetch(`${first.url}/api/v1/namespaces/default/configmaps`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", ...first.auth },
+        headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ metadata: { name: `cm-${i}` }, data: { i: String(i) } }),
       });
       expect(res.status).toBe(201);
@@ -93,7 +93,7 @@ describe("durability with a data dir", () => {
     const second = await startChild(dataDir);
     try {
       const list = (await (
-        await fetch(`${second.url}/api/v1/namespaces/default/configmaps`, { headers: second.auth })
+        await second.fetch(`${second.url}/api/v1/namespaces/default/configmaps`)
       ).json()) as {
         metadata: { resourceVersion: string };
         items: { metadata: { name: string }; data: { i: string } }[];
@@ -101,18 +101,17 @@ describe("durability with a data dir", () => {
       const names = new Set(list.items.map((i) => i.metadata.name));
       for (let i = 0; i < n; i++) expect(names.has(`cm-${i}`)).toBe(true);
       expect(Number(list.metadata.resourceVersion)).toBe(lastRv);
-      const next = await fetch(`${second.url}/api/v1/namespaces/default/configmaps`, {
+      const next = await second.fetch(`${second.url}/api/v1/namespaces/default/configmaps`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", ...second.auth },
+        headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ metadata: { name: "after" } }),
       });
       const rv = Number(
         ((await next.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion,
       );
       expect(rv).toBe(lastRv + 1);
-      const stale = await fetch(
+      const stale = await second.fetch(
         `${second.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=5`,
-        { headers: second.auth },
       );
       expect(await stale.text()).toContain('"code":410');
     } finally {

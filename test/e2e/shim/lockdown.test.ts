@@ -1,12 +1,14 @@
 /**
  * The embedded server refuses what it must (docs/apiserver-shim.md, "Security model"), each
  * refusal with the status kube-apiserver gives: no token or a wrong one 401, a browser's Host
- * or Origin 403, exec without the kubeconfig's token refused; beyond loopback it serves TLS
- * that kubectl verifies with the CA in the kubeconfig. Self-contained: its own servers.
+ * or Origin 403, exec without the kubeconfig's token refused; it serves only TLS, which
+ * kubectl verifies with the CA in the kubeconfig (on loopback and beyond). Self-contained:
+ * its own servers, so it runs the same on every backend.
  */
 import { X509Certificate } from "node:crypto";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { parse } from "yaml";
@@ -22,11 +24,13 @@ function call(
   method: string,
   url: string,
   headers: Record<string, string>,
-  o: { ca?: string; body?: unknown } = {},
+  o: { body?: unknown } = {},
 ): Promise<Reply> {
   const send = url.startsWith("https:") ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const req = send(url, { method, headers, ...(o.ca ? { ca: o.ca } : {}) }, (res) => {
+    // The certificate is checked against `localhost` (in every serving certificate), not
+    // against the Host header, which some of these requests forge.
+    const req = send(url, { method, headers, ca, servername: "localhost" }, (res) => {
       let text = "";
       res.on("data", (c: Buffer) => {
         text += c.toString();
@@ -38,12 +42,14 @@ function call(
   });
 }
 
-const get = (url: string, headers: Record<string, string>, ca?: string): Promise<Reply> =>
-  call("GET", url, headers, ca ? { ca } : {});
+const get = (url: string, headers: Record<string, string>): Promise<Reply> => call("GET", url, headers);
+
+/** The CA of the server under test (from its kubeconfig). */
+let ca = "";
 
 /** Opens pods/exec over WebSocket as kubectl does; resolves with the HTTP status of the refusal. */
 function execStatus(url: string, headers: Record<string, string>): Promise<number> {
-  const ws = new WebSocket(url.replace(/^http/, "ws"), ["v5.channel.k8s.io"], { headers });
+  const ws = new WebSocket(url.replace(/^http/, "ws"), ["v5.channel.k8s.io"], { headers, ca });
   return new Promise((resolve, reject) => {
     ws.on("unexpected-response", (_req, res) => {
       resolve(res.statusCode ?? 0);
@@ -66,6 +72,7 @@ describe("a locked-down embedded server", () => {
   beforeAll(async () => {
     h = await startHarness({ tokens: ["owner-token", "reader-token"] });
     host = new URL(h.server.url).host;
+    ca = h.ca;
   });
   afterAll(async () => {
     await h?.close();
@@ -78,11 +85,12 @@ describe("a locked-down embedded server", () => {
   });
 
   it("answers 401 Unauthorized without a token and with a wrong one", async () => {
-    for (const headers of [
+    const cases: Record<string, string>[] = [
       {},
       { Authorization: "Bearer wrong" },
       { Authorization: "Basic b3duZXI6dG9rZW4=" },
-    ]) {
+    ];
+    for (const headers of cases) {
       const r = await get(`${h.server.url}${PODS}`, { Host: host, ...headers });
       expect(r.status).toBe(401);
       expect(r.body).toMatchObject({
@@ -103,13 +111,15 @@ describe("a locked-down embedded server", () => {
       expect((await get(`${h.server.url}${PODS}`, { ...h.auth, Host: ok })).status).toBe(200);
   });
 
-  it("refuses requests from a web page (Origin, also null; Sec-Fetch) with 403", async () => {
-    for (const browser of [
+  it("refuses requests from a web page (Origin, also null; Sec-Fetch-Site) with 403", async () => {
+    const browsers: Record<string, string>[] = [
       { Origin: "https://attacker.example" },
       { Origin: "null" },
-      { Origin: `http://${host}` },
+      { Origin: `https://${host}` },
       { "Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors" },
-    ]) {
+      { "Sec-Fetch-Site": "same-origin" },
+    ];
+    for (const browser of browsers) {
       const r = await get(`${h.server.url}${PODS}`, { Host: host, ...h.auth, ...browser });
       expect(r.status).toBe(403);
       expect(r.body).toMatchObject({ kind: "Status", code: 403, reason: "Forbidden" });
@@ -155,12 +165,13 @@ describe("an embedded server listening beyond loopback", () => {
   let h: ShimHarness;
   beforeAll(async () => {
     h = await startHarness({ host: "0.0.0.0" });
+    ca = h.ca;
   });
   afterAll(async () => {
     await h?.close();
   });
 
-  it("serves TLS that kubectl verifies with the CA of the kubeconfig", async () => {
+  it("serves TLS that kubectl verifies with the CA of the kubeconfig, for its addresses too", async () => {
     expect(h.server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     const doc = parse(await (await import("node:fs/promises")).readFile(h.kubeconfig, "utf8")) as {
       clusters: { cluster: Record<string, unknown> }[];
@@ -169,18 +180,24 @@ describe("an embedded server listening beyond loopback", () => {
     expect(cluster["insecure-skip-tls-verify"]).toBeUndefined();
     const ca = Buffer.from(String(cluster["certificate-authority-data"]), "base64").toString();
     expect(new X509Certificate(ca).ca).toBe(true);
+    // Every address of the machine is in the certificate and accepted as Host.
+    const other = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i?.family === "IPv4" && !i.internal)?.address;
+    if (other) {
+      const r = await get(`https://${other}:${h.server.port}${PODS}`, h.auth);
+      expect(r.status).toBe(200);
+    }
     const k = await h.kubectl(["get", "namespaces", "-o", "name"]);
     expect(k.stderr).toBe("");
     expect(k.stdout).toContain("namespace/default");
     // Still a token and the browser checks: TLS adds to them.
     const host = new URL(h.server.url).host;
-    expect((await get(`${h.server.url}${PODS}`, { Host: host }, ca)).status).toBe(401);
-    expect((await get(`${h.server.url}${PODS}`, { Host: host, ...h.auth, Origin: "null" }, ca)).status).toBe(
-      403,
-    );
+    expect((await get(`${h.server.url}${PODS}`, { Host: host })).status).toBe(401);
+    expect((await get(`${h.server.url}${PODS}`, { Host: host, ...h.auth, Origin: "null" })).status).toBe(403);
   });
 
-  it("answers no plain HTTP", async () => {
+  it("answers no plain HTTP (kubectl would send no token over it)", async () => {
     await expect(get(h.server.url.replace("https:", "http:") + PODS, h.auth)).rejects.toThrow();
   });
 });

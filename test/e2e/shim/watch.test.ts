@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, type ShimHarness, startHarness } from "./harness.js";
+import { eventually, type KubeconfigFetch, type ShimHarness, startHarness } from "./harness.js";
 
 interface WatchEvent {
   type: string;
@@ -12,12 +12,12 @@ interface WatchEvent {
 }
 
 /** Reads newline-delimited watch events from a raw HTTP watch. */
-function rawWatch(url: string, headers: Record<string, string>): { events: WatchEvent[]; stop: () => void } {
+function rawWatch(url: string, fetch: KubeconfigFetch): { events: WatchEvent[]; stop: () => void } {
   const events: WatchEvent[] = [];
   const ctl = new AbortController();
   void (async () => {
     try {
-      const res = await fetch(url, { signal: ctl.signal, headers });
+      const res = await fetch(url, { signal: ctl.signal });
       const reader = res.body!.getReader();
       const dec = new TextDecoder();
       let buf = "";
@@ -62,14 +62,12 @@ describe("watch", () => {
   });
 
   it("resumes from a resourceVersion, sends bookmarks, and honours selectors", async () => {
-    const list = (await (
-      await fetch(`${h.server.url}/api/v1/namespaces/default/configmaps`, { headers: h.auth })
-    ).json()) as {
+    const list = (await (await h.fetch(`${h.server.url}/api/v1/namespaces/default/configmaps`)).json()) as {
       metadata: { resourceVersion: string };
     };
     const w = rawWatch(
       `${h.server.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${list.metadata.resourceVersion}&labelSelector=sel%3Dyes&allowWatchBookmarks=true`,
-      h.auth,
+      h.fetch,
     );
     await h.kubectl(["apply", "-f", "-"], cm("sel", "{sel: 'yes'}"));
     await h.kubectl(["apply", "-f", "-"], cm("unsel", "{sel: 'no'}"));
@@ -89,14 +87,14 @@ describe("watch", () => {
 
   it("returns 410 Expired for a resourceVersion older than the window", async () => {
     for (let i = 0; i < 30; i++)
-      await fetch(`${h.server.url}/api/v1/namespaces/default/configmaps`, {
+      await h.fetch(`${h.server.url}/api/v1/namespaces/default/configmaps`, {
         method: "POST",
-        headers: { "Content-Type": "application/json", ...h.auth },
+        headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ metadata: { name: `bulk-${i}` } }),
       });
     const w = rawWatch(
       `${h.server.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=2`,
-      h.auth,
+      h.fetch,
     );
     await eventually(() => w.events.length > 0, 10_000, "error event");
     w.stop();
@@ -107,7 +105,7 @@ describe("watch", () => {
   it("sends initial events and the initial-events-end bookmark when asked", async () => {
     const w = rawWatch(
       `${h.server.url}/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
-      h.auth,
+      h.fetch,
     );
     await eventually(() => w.events.some((e) => e.type === "BOOKMARK"), 10_000, "initial-events-end");
     w.stop();
