@@ -88,8 +88,9 @@ describe.skipIf(!embedded)("petset dev, locked down", () => {
     expect(statSync(kubeconfig).mode & 0o777).toBe(0o600);
     expect(output).toMatch(/^apiserver: https:\/\/127\.0\.0\.1:\d+$/m);
     const pods = await kubectl(["get", "pods", "-A"]);
-    expect(pods.stderr).toBe("");
-    expect(pods.code).toBe(0);
+    expect(pods).toEqual({ code: 0, stdout: "", stderr: "No resources found\n" });
+    const created = await kubectl(["create", "configmap", "made-by-kubectl"]);
+    expect(created).toEqual({ code: 0, stdout: "configmap/made-by-kubectl created\n", stderr: "" });
     const ns = await kubectl(["get", "namespaces", "-o", "name"]);
     expect(ns.stdout).toContain("namespace/kube-system");
   });
