@@ -46,9 +46,6 @@ export const DevFlagsSchema = CommonFlagsSchema.extend({
   apply: z.array(z.string()).default([]),
   controller: z.boolean().default(true),
   readyDelayMs: z.coerce.number().int().min(0).default(300),
-}).refine((f) => isLoopback(f.listen) || f.tokenFile !== undefined, {
-  path: ["tokenFile"],
-  message: "required when --listen is not a loopback address (the server would accept anyone)",
 });
 export type DevConfig = z.infer<typeof DevFlagsSchema>;
 
@@ -62,10 +59,6 @@ export function parseFlags<T extends z.ZodType>(schema: T, flags: unknown): z.in
 
 export class FlagError extends Error {
   override name = "FlagError";
-}
-
-function isLoopback(host: string): boolean {
-  return host === "localhost" || host === "::1" || host.startsWith("127.");
 }
 
 function kebab(s: string): string {

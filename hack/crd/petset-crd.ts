@@ -113,7 +113,7 @@ function specSchema(k8s: StructuralConverter): Schema {
         default: {},
         properties: {
           type: strEnum(
-            "RollingUpdate replaces pets from the highest ordinal down; OnDelete only creates missing pets at the new version.",
+            "RollingUpdate replaces pets from the highest ordinal down; OnDelete only creates missing pets at the new version; External moves a pod when an outside actor annotates it petset.dev/update-requested=<target version>.",
             UpdateStrategyTypes,
             D.updateStrategyType,
           ),

@@ -21,6 +21,6 @@ export const PetSetDefaults = {
 } as const;
 
 export const PodManagementPolicies = ["OrderedReady", "Parallel"] as const;
-export const UpdateStrategyTypes = ["RollingUpdate", "OnDelete"] as const;
+export const UpdateStrategyTypes = ["RollingUpdate", "OnDelete", "External"] as const;
 export const PodUpdatePolicies = ["Recreate", "InPlaceIfPossible"] as const;
 export const RetentionPolicies = ["Retain", "Delete"] as const;

@@ -30,6 +30,8 @@ export const Annotations = {
   targetVersion: "petset.dev/target-version",
   changeCause: "kubernetes.io/change-cause",
   restartedAt: "petset.dev/restartedAt",
+  /** updateStrategy External: an outside actor asks for this pod to move to version N. */
+  updateRequested: "petset.dev/update-requested",
   /** The version whose content the pod's containers started with (set on create and in-place update, not on relabel). */
   startedVersion: "petset.dev/started-version",
   /**

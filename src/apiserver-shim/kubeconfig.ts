@@ -1,11 +1,13 @@
 /** A kubeconfig pointing kubectl and client libraries at the shim. */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { stringify } from "yaml";
 
 export interface KubeconfigOptions {
   server: string;
   token?: string;
+  /** PEM of the CA that signed an https server's certificate. */
+  certificateAuthority?: string;
   /** Context, cluster and user name (default `petset-dev`). */
   name?: string;
   namespace?: string;
@@ -23,6 +25,9 @@ export function kubeconfigYaml(o: KubeconfigOptions): string {
         cluster: {
           server: o.server,
           ...(o.server.startsWith("http:") ? { "insecure-skip-tls-verify": true } : {}),
+          ...(o.certificateAuthority && o.server.startsWith("https:")
+            ? { "certificate-authority-data": Buffer.from(o.certificateAuthority).toString("base64") }
+            : {}),
         },
       },
     ],
@@ -35,8 +40,13 @@ export function kubeconfigYaml(o: KubeconfigOptions): string {
   });
 }
 
-/** Writes the kubeconfig (mode 0600: it may hold a token), creating parent directories. */
+/**
+ * Writes the kubeconfig (mode 0600: it holds a token), creating parent directories. An
+ * existing file is replaced by a new one, so it gets mode 0600 even if it had another.
+ */
 export async function writeKubeconfig(path: string, o: KubeconfigOptions): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, kubeconfigYaml(o), { mode: 0o600 });
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, kubeconfigYaml(o), { mode: 0o600 });
+  await rename(temp, path);
 }

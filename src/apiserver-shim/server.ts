@@ -3,14 +3,17 @@
  * internal controllers (CRD serving, garbage collector, namespace lifecycle) and the
  * HTTP front. `startApiServer` is the only entry point.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { hostname, networkInterfaces } from "node:os";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import { type Logger, pino } from "pino";
 import { CRDS_GR } from "./controllers/crd-controller.js";
 import { createShimCore } from "./core.js";
-import { ApiError, badRequest, internalError, pathNotFound, unauthorized } from "./errors.js";
+import { ApiError, badRequest, internalError, pathNotFound } from "./errors.js";
 import {
   aggregatedDiscovery,
   aggregatedDiscoveryType,
@@ -21,16 +24,21 @@ import {
 } from "./http/discovery.js";
 import { ExecEndpoint, rejectWithStatus } from "./http/exec.js";
 import { OpenApiService } from "./http/openapi.js";
+import { isLoopback, RequestGuard } from "./http/request-guard.js";
 import { parseResourcePath } from "./http/request-info.js";
 import { handleResource } from "./http/resource-handler.js";
 import { sendError, sendJson } from "./http/respond.js";
 import { writeKubeconfig as writeKubeconfigFile } from "./kubeconfig.js";
 import { LocalExecutor } from "./kubelet/local-exec.js";
 import { grKey } from "./registry/resource.js";
+import { servingCertFor } from "./serving-cert.js";
 import { type Clock, systemClock } from "./time.js";
 
 export interface ApiServerOptions {
-  /** Interface to bind (default 127.0.0.1: loopback only). */
+  /**
+   * Interface to bind (default 127.0.0.1: loopback only). Always served over TLS, with a
+   * certificate authority made by this process (its certificate goes into the kubeconfig).
+   */
   host?: string;
   /** Port (default 0: a free port chosen by the system). */
   port?: number;
@@ -38,7 +46,11 @@ export interface ApiServerOptions {
   dataDir?: string;
   logger?: Logger;
   clock?: Clock;
-  /** Bearer tokens accepted; when set, requests without one get 401. */
+  /**
+   * Bearer tokens accepted, the owner's first: the one `writeKubeconfig` writes, the only one
+   * that may write and exec (the others may only read). Default: one random token made at
+   * start. Requests without a known token get 401 (docs/apiserver-shim.md, "Security model").
+   */
   tokens?: string[];
   /** Recent events a watch can resume from (default 10,000); older → 410 Expired. */
   watchWindow?: number;
@@ -66,13 +78,16 @@ export interface ReceivedRequest {
 }
 
 export interface ApiServer {
-  /** e.g. `http://127.0.0.1:40123` */
+  /** e.g. `https://127.0.0.1:40123` */
   url: string;
   port: number;
   /** Stops serving, ends watches, closes the write-ahead log. */
   close(): Promise<void>;
-  /** Writes a kubeconfig for this server (with the first token, if any). */
-  writeKubeconfig(path: string, opts?: { namespace?: string; name?: string }): Promise<void>;
+  /**
+   * Writes a kubeconfig for this server (mode 0600): its URL (or `server`, e.g. a proxy in
+   * front of it), the owner's token and the CA to verify it with.
+   */
+  writeKubeconfig(path: string, opts?: { namespace?: string; name?: string; server?: string }): Promise<void>;
 }
 
 const VERSION_INFO = {
@@ -108,7 +123,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000,
     maxTimeoutSeconds: opts.maxWatchTimeoutSeconds ?? 1800,
   };
-  const tokens = opts.tokens?.length ? new Set(opts.tokens) : undefined;
+  const tokens = opts.tokens?.length ? opts.tokens : [randomBytes(32).toString("base64url")];
+  const bindHost = opts.host ?? "127.0.0.1";
+  const extraHosts = isLoopback(bindHost) ? [] : servedHosts(bindHost);
+  const tls = servingCertFor(extraHosts);
+  const guard = new RequestGuard(tokens, extraHosts);
   let address = "";
   // pods/exec runs commands as local processes (docs/apiserver-shim.md, "exec"), each pod in
   // a directory of its own under the data dir (or a temporary one), removed with the pod.
@@ -123,14 +142,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   });
   const exec = new ExecEndpoint({ store, registry, executor, logger: log, onClose });
 
-  const authenticate = (req: IncomingMessage): void => {
-    if (!tokens) return;
-    const auth = req.headers.authorization ?? "";
-    const token = auth.startsWith("Bearer ") ? auth.slice(7).trim() : "";
-    if (!tokens.has(token)) throw unauthorized();
-  };
-
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    guard.checkOrigin(req);
     const url = new URL(req.url ?? "/", "http://localhost");
     const path = url.pathname.replace(/\/+$/, "") || "/";
     if (
@@ -145,7 +158,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       res.end("ok");
       return;
     }
-    authenticate(req);
+    const caller = guard.authenticate(req);
+    guard.authorize(caller, req.method ?? "", path);
     if (req.method === "GET") {
       const agg = aggregatedDiscoveryType(req);
       const aggHeaders = (t: string) => ({ "Content-Type": t, Vary: "Accept" });
@@ -203,7 +217,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     await handleResource(req, res, ri, url.searchParams, { store, registry, watch: watchCfg, onClose });
   };
 
-  const server = createServer((req, res) => {
+  const onHttp = (req: IncomingMessage, res: ServerResponse): void => {
     const started = Date.now();
     opts.onRequest?.({
       method: req.method ?? "",
@@ -223,7 +237,8 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
           "request",
         ),
       );
-  });
+  };
+  const server = createServer({ cert: tls.cert, key: tls.key }, onHttp);
   // Upgrades: pods/exec over WebSocket (http/exec.ts); nothing else upgrades.
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     opts.onRequest?.({
@@ -234,12 +249,15 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     });
     socket.on("error", () => undefined);
     try {
-      authenticate(req);
+      guard.checkOrigin(req);
+      const caller = guard.authenticate(req);
       const url = new URL(req.url ?? "/", "http://localhost");
       const ri = parseResourcePath(url.pathname.replace(/\/+$/, ""));
       if (!ri) throw pathNotFound();
       if (ri.group !== "" || ri.resource !== "pods" || ri.subresource !== "exec" || !ri.namespace)
         throw badRequest(`the server does not support upgrades of ${url.pathname}`);
+      // Exec runs a command as the user running the server: the owner's token only.
+      guard.authorize(caller, "CONNECT", `pods "${ri.name ?? ""}" exec`);
       if (!isLoopback(req.socket.remoteAddress))
         throw new ApiError(
           403,
@@ -269,12 +287,14 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(opts.port ?? 0, opts.host ?? "127.0.0.1", () => resolve());
+    server.listen(opts.port ?? 0, bindHost, () => resolve());
   });
   const addr = server.address() as AddressInfo;
-  const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
+  // A wildcard bind answers on every interface; clients on this machine use loopback.
+  const urlHost = isWildcard(addr.address) ? "127.0.0.1" : addr.address;
+  const host = urlHost.includes(":") ? `[${urlHost}]` : urlHost;
   address = `${host}:${addr.port}`;
-  const url = `http://${address}`;
+  const url = `https://${address}`;
   log.info({ url, dataDir: opts.dataDir }, "API server listening");
   let closed = false;
   return {
@@ -294,17 +314,25 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     },
     writeKubeconfig: (path, o = {}) =>
       writeKubeconfigFile(path, {
-        server: url,
-        ...(opts.tokens?.[0] ? { token: opts.tokens[0] } : {}),
+        server: o.server ?? url,
+        token: tokens[0]!,
+        certificateAuthority: tls.caCert,
         ...(o.namespace ? { namespace: o.namespace } : {}),
         ...(o.name ? { name: o.name } : {}),
       }),
   };
 }
 
-/** 127.0.0.0/8 and ::1, also as IPv4-mapped IPv6 addresses. */
-export function isLoopback(address: string | undefined): boolean {
-  if (!address) return false;
-  const v4 = address.startsWith("::ffff:") ? address.slice(7) : address;
-  return v4.startsWith("127.") || address === "::1";
+function isWildcard(address: string): boolean {
+  return address === "0.0.0.0" || address === "::" || address === "";
+}
+
+/** The names and addresses a server bound to `bindHost` answers on (TLS names, Host header). */
+function servedHosts(bindHost: string): string[] {
+  if (!isWildcard(bindHost)) return [bindHost];
+  const addresses = Object.values(networkInterfaces())
+    .flat()
+    .map((i) => i?.address)
+    .filter((a): a is string => a !== undefined);
+  return [hostname(), ...addresses];
 }

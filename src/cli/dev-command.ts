@@ -1,5 +1,6 @@
 /**
- * `petset dev`: the embedded default. The Kubernetes-compatible API server on loopback, the
+ * `petset dev`: the embedded default. The Kubernetes-compatible API server on loopback (a
+ * random bearer token in the kubeconfig, mode 0600; TLS when `--listen` is not loopback), the
  * simulated kubelet, the CRDs and the controller, in one process; prints `kubeconfig: <path>`
  * once everything is ready, puts the kubectl plugin's launchers in a `bin` folder next to
  * the kubeconfig and prints the `export` lines that make `kubectl petset` work.
@@ -28,12 +29,9 @@ export interface DevEnvironment {
 
 export async function startDev(config: DevConfig): Promise<DevEnvironment> {
   const logger = createLogger(config.logLevel, "petset-dev");
-  const tokens = config.tokenFile
-    ? readFileSync(config.tokenFile, "utf8")
-        .split("\n")
-        .map((l) => l.trim())
-        .filter((l) => l && !l.startsWith("#"))
-    : undefined;
+  // Without --token-file the server makes a random token; either way the owner's token (the
+  // first) is the one in the kubeconfig, and it is never printed or logged.
+  const tokens = config.tokenFile ? readTokenFile(config.tokenFile) : undefined;
   const server = await startApiServer({
     host: config.listen,
     port: config.port,
@@ -49,8 +47,8 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
     kubeConfig,
     logger: logger.child({ component: "kubelet" }),
     readyDelayMs: config.readyDelayMs,
-    // The server is ours (loopback, or token-protected elsewhere): Job pods run their commands
-    // here, as this user (docs/operations.md, docs/jobs.md).
+    // Only the kubeconfig's token may create what runs here (docs/apiserver-shim.md, "Security
+    // model"): Job pods run their commands here, as this user (docs/operations.md, docs/jobs.md).
     runProcesses: true,
   });
   const controller = config.controller
@@ -80,6 +78,16 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
       await server.close();
     },
   };
+}
+
+/** Bearer tokens of `--token-file`: one a line, `#` comments and blank lines skipped. */
+export function readTokenFile(path: string): string[] {
+  const tokens = readFileSync(path, "utf8")
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
+  if (tokens.length === 0) throw new Error(`--token-file ${path} holds no token (one a line)`);
+  return tokens;
 }
 
 export async function runDev(config: DevConfig): Promise<void> {

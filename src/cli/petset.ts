@@ -41,9 +41,20 @@ program
   .command("dev")
   .description("run the embedded API server, a simulated kubelet and the controller in one process")
   .option("--port <n>", "port of the API server (0: a free port chosen by the system)", "0")
-  .option("--listen <addr>", "address to bind; anything but loopback needs --token-file", "127.0.0.1")
-  .option("--token-file <path>", "file of bearer tokens (one per line) the API server accepts")
-  .option("--kubeconfig <path>", "where to write the kubeconfig", ".petset/kubeconfig")
+  .option(
+    "--listen <addr>",
+    "address to bind; anything but loopback is served over TLS with a generated CA (in the kubeconfig)",
+    "127.0.0.1",
+  )
+  .option(
+    "--token-file <path>",
+    "bearer tokens (one a line) instead of a random one; the first goes into the kubeconfig and alone may write and exec, the others only read",
+  )
+  .option(
+    "--kubeconfig <path>",
+    "where to write the kubeconfig (mode 0600: it holds the token)",
+    ".petset/kubeconfig",
+  )
   .option("--data-dir <dir>", "keep state here (survives restarts); default in memory")
   .option("--apply <path...>", "manifests (files or folders) to create once ready")
   .option("--no-controller", "do not run the controller")

@@ -100,7 +100,7 @@ describe.skipIf(backendFromEnv() !== "embedded")("petset dev: the first five min
   });
 
   it("a second petset dev on the same port fails with one line that says what to do", async () => {
-    const port = /^apiserver: http:\/\/127\.0\.0\.1:(\d+)$/m.exec(devOutput)?.[1];
+    const port = /^apiserver: https:\/\/127\.0\.0\.1:(\d+)$/m.exec(devOutput)?.[1];
     expect(port).toBeDefined();
     const second = runDev("--port", String(port), "--kubeconfig", "other/kubeconfig");
     expect(await second.done).toEqual({

@@ -59,8 +59,19 @@ describe("ClaimControl.delete", () => {
     expect(statusCode(refused)).toBe(409);
     expect((await read(name))?.metadata?.deletionTimestamp, "the changed claim is kept").toBeUndefined();
 
-    const current = await read(name);
-    await claims.delete(namespace, name, uid, current?.metadata?.resourceVersion ?? "");
+    // Deleted as read. The cluster's own volume controllers may still be writing the claim's
+    // status (binding): then the read is stale again and the controller reads once more.
+    await eventually(`claim ${name} deleted as read`, async () => {
+      const current = await read(name);
+      const r = await claims.delete(namespace, name, uid, current?.metadata?.resourceVersion ?? "").then(
+        () => true,
+        (err: unknown) => {
+          if (statusCode(err) === 409) return undefined;
+          throw err;
+        },
+      );
+      return r;
+    });
     // Gone, or going (kube's pvc-protection finalizer lets an unused claim go shortly).
     await eventually(`claim ${name} deleted`, async () => {
       const c = await read(name);

@@ -50,7 +50,7 @@ export interface PetSetOptions {
   claims?: string[];
   spec?: Record<string, unknown>;
   rollingUpdate?: Record<string, unknown>;
-  updateStrategyType?: "RollingUpdate" | "OnDelete";
+  updateStrategyType?: "RollingUpdate" | "OnDelete" | "External";
 }
 
 /** A PetSet manifest as a user writes it: app container, optional claims. */

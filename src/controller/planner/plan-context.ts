@@ -22,6 +22,8 @@ export interface ResolvedSpec {
   /** First ordinal that moves to a new version: start + partition (RollingUpdate only). */
   partitionOrdinal: number;
   maxUnavailable: number;
+  /** updateStrategy External: pods move only when asked (external.ts). */
+  external: boolean;
   inPlace: boolean;
   minReadyMs: number;
   deadlineMs: number;
@@ -42,6 +44,7 @@ export function resolveSpec(petSet: PetSet): ResolvedSpec {
     rollingUpdate,
     partitionOrdinal: start + (rollingUpdate ? (rolling?.partition ?? 0) : 0),
     maxUnavailable: resolveMaxUnavailable(rolling?.maxUnavailable ?? 1, spec.replicas),
+    external: spec.updateStrategy.type === "External",
     inPlace: rolling?.podUpdatePolicy === "InPlaceIfPossible",
     minReadyMs: spec.minReadySeconds * 1000,
     deadlineMs: spec.progressDeadlineSeconds * 1000,
@@ -86,6 +89,8 @@ export interface PlanContext {
   readonly rolloutSteps: StepsDecision;
   /** Why the leader's pet waits (roles.ts), for the Progressing message. */
   readonly roleProblems: string[];
+  /** Update requests refused under updateStrategy External (external.ts). */
+  readonly externalRefusals: string[];
 }
 
 export function event(

@@ -33,6 +33,9 @@
  *    than maxUnavailable pets (missing, terminating or not available, over all pets) are
  *    unavailable. InPlaceIfPossible: when only container images differ, patch them in place.
  *  - OnDelete: missing pets are created (at T), pods are never deleted for an update.
+ *  - External (external.ts): as OnDelete, but a pod annotated petset.dev/update-requested=T is
+ *    moved like a rolling update would (maxUnavailable, hooks); a request for another version is
+ *    refused with an Event. currentVersion is promoted once every pet runs T, as under OnDelete.
  *  - paused: no relabel, no update, no announcement; missing pets are created at C; scaling
  *    and recreation of Failed pods go on; Progressing=Unknown/Paused and no deadline.
  *  - When T differs from the announced target, every live pod is annotated
@@ -63,6 +66,7 @@
  * comes back identical after one sync.
  */
 import { podName } from "../../api/index.js";
+import { planExternalUpdates } from "./external.js";
 import { readHookBook } from "./hook-records.js";
 import { cancelUnrequestedHooks, holdForPostRollout, holdForPreRollout, planPostUpdates } from "./hooks.js";
 import { planPetCreation } from "./pet-creation.js";
@@ -172,6 +176,7 @@ export function planRollout(raw: PlanInput): Plan {
     hooksPending: false,
     rolloutSteps,
     roleProblems: [],
+    externalRefusals: [],
   };
   if (rolloutSteps.wakeAt !== undefined) ctx.wakeAt.push(rolloutSteps.wakeAt);
 
@@ -220,6 +225,7 @@ export function planRollout(raw: PlanInput): Plan {
     planRelabels(ctx);
     const postPending = planPostUpdates(ctx, (p) => isAvailable(p, spec.minReadyMs, input.now));
     if (spec.rollingUpdate) planRollingUpdate(ctx, allPetsHealthy, scalingDown, postPending);
+    else if (spec.external) planExternalUpdates(ctx, postPending);
     planAnnouncements(ctx);
     ctx.hooksPending = postPending.size > 0;
     if (!ctx.hooksPending && petsSettledAt(ctx, versions.target.spec.hash, Number.NEGATIVE_INFINITY))

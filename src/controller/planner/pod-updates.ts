@@ -4,7 +4,7 @@ import { contentAllowed, deletePod, event, moveContent, type PlanContext } from 
 import { PlanEventReasons } from "./plan-events.js";
 import { isAvailable, isFinished, isRunningAndReady, isTerminating } from "./pod-health.js";
 import { versionMarks } from "./pod-template.js";
-import { gateLeaderSwitchover, orderByRole } from "./roles.js";
+import { gateLeaderSwitchover, inSwitchover, orderByRole } from "./roles.js";
 import { imageOnlyChanges } from "./version-index.js";
 import type { PodView } from "./views.js";
 
@@ -39,7 +39,7 @@ export function planRelabels(ctx: PlanContext): void {
 }
 
 /** Move one outdated pod to the target: patch images in place when allowed, else delete it. */
-function replacePod(ctx: PlanContext, pod: PodView, reason: "update" | "replace-broken"): void {
+export function replacePod(ctx: PlanContext, pod: PodView, reason: "update" | "replace-broken"): void {
   const target = ctx.versions.target;
   const content = ctx.index.contentOf(pod);
   const podVersion = ctx.index.byNumber(pod.version) ?? ctx.index.newestWithHash(content);
@@ -122,7 +122,7 @@ export function planRollingUpdate(
   }
   let budget = spec.maxUnavailable - unavailable;
   if (spec.orderedReady && (!allPetsHealthy || scalingDown)) budget = 0;
-  const inHook = candidates.filter((p) => inPreUpdate(ctx, p));
+  const inHook = candidates.filter((p) => inPreUpdate(ctx, p) || inSwitchover(ctx, p));
   // Roles (roles.ts): followers first, the leader's pet last; pets not allowed yet are left out.
   const byRole = orderByRole(
     ctx,

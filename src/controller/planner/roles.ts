@@ -19,7 +19,7 @@
  *  - A pod that is not Ready serves nothing: it is replaced whatever its role.
  */
 import type { PetSetVersion } from "../../api/index.js";
-import { gateHook } from "./hooks.js";
+import { gateHook, type HookRequest, hookId } from "./hooks.js";
 import type { PlanContext } from "./plan-context.js";
 import { isAvailable, isTerminating } from "./pod-health.js";
 import type { PodView } from "./views.js";
@@ -87,17 +87,28 @@ export function orderByRole(ctx: PlanContext, candidates: readonly PodView[]): P
   return unknown.length > 0 ? unknown : rest;
 }
 
+/** Is the pet in its switchover now (started, not cancelled)? It keeps its turn (labels move during one). */
+export function inSwitchover(ctx: PlanContext, pod: PodView): boolean {
+  if (ctx.input.petSet.spec.roles?.switchover === undefined) return false;
+  const target = ctx.versions.target;
+  const id = hookId(ctx, { hook: "switchover", holder: target, pod, toVersion: target.spec.version });
+  const record = ctx.hooks.records.get(id)?.record;
+  return record !== undefined && record.phase !== "Cancelled";
+}
+
 /** Before the leader's pod moves for an update: its switchover hook. "done" also without roles. */
 export function gateLeaderSwitchover(ctx: PlanContext, pod: PodView, target: PetSetVersion): "done" | "wait" {
-  if (roleOf(ctx, pod) !== "leader") return "done";
-  const candidate = candidateFor(ctx, pod, target.spec.hash);
+  const base: HookRequest = { hook: "switchover", holder: target, pod, toVersion: target.spec.version };
+  // A switchover in flight is seen through even when the label already moved (the script
+  // relabels before it answers): its record must end Succeeded, not Cancelled.
+  const started = ctx.hooks.records.get(hookId(ctx, base))?.record;
+  const inFlight = started !== undefined && started.phase !== "Cancelled";
+  if (roleOf(ctx, pod) !== "leader" && !inFlight) return "done";
+  const candidate = started?.candidate ?? candidateFor(ctx, pod, target.spec.hash)?.name;
   return gateHook(ctx, {
-    hook: "switchover",
-    holder: target,
-    pod,
-    toVersion: target.spec.version,
+    ...base,
     ...(pod.version !== undefined ? { fromVersion: pod.version } : {}),
-    ...(candidate !== undefined ? { candidate: candidate.name } : {}),
+    ...(candidate !== undefined ? { candidate } : {}),
   });
 }
 

@@ -179,6 +179,10 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
     );
   }
 
+  // Refused update requests (updateStrategy External) are said whatever the state.
+  if (ctx.externalRefusals.length > 0)
+    progressing = { ...progressing, message: `${progressing.message}; ${ctx.externalRefusals.join("; ")}` };
+
   const required = spec.replicas > 0 ? Math.max(1, spec.replicas - spec.maxUnavailable) : 0;
   const availableOk = counts.availableReplicas >= required;
   const available = {

@@ -23,7 +23,7 @@ describe("@kubernetes/client-node against the shim", () => {
   });
 
   it("rejects requests without the token", async () => {
-    const res = await fetch(`${h.server.url}/api/v1/namespaces`);
+    const res = await h.fetch(`${h.server.url}/api/v1/namespaces`, { headers: { Authorization: "" } });
     expect(res.status).toBe(401);
     expect(await res.json()).toMatchObject({ kind: "Status", reason: "Unauthorized", code: 401 });
   });

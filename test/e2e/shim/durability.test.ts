@@ -9,13 +9,17 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type KubeconfigFetch, kubeconfigAccess } from "./harness.js";
 
 const run = promisify(execFile);
 const repo = resolve(import.meta.dirname, "../../..");
 const build = join(repo, ".cache", `shim-durability-${process.pid}`);
 
-async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [join(build, "run.mjs"), dataDir], {
+async function startChild(
+  dataDir: string,
+): Promise<{ child: ChildProcess; url: string; fetch: KubeconfigFetch }> {
+  const kubeconfig = join(build, `kubeconfig-${Date.now()}`);
+  const child = spawn(process.execPath, [join(build, "run.mjs"), dataDir, kubeconfig], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   const url = await new Promise<string>((res, rej) => {
@@ -27,7 +31,7 @@ async function startChild(dataDir: string): Promise<{ child: ChildProcess; url: 
     });
     child.once("exit", (code) => rej(new Error(`server exited early (${code})`)));
   });
-  return { child, url };
+  return { child, url, fetch: (await kubeconfigAccess(kubeconfig)).fetch };
 }
 
 async function killed(child: ChildProcess): Promise<void> {
@@ -62,7 +66,7 @@ describe("durability with a data dir", () => {
     );
     await writeFile(
       join(build, "run.mjs"),
-      `import { startApiServer } from "./out/src/apiserver-shim/index.js";\nconst s = await startApiServer({ dataDir: process.argv[2] });\nconsole.log("ready " + s.url);\n`,
+      `import { startApiServer } from "./out/src/apiserver-shim/index.js";\nconst s = await startApiServer({ dataDir: process.argv[2] });\nawait s.writeKubeconfig(process.argv[3]);\nconsole.log("ready " + s.url);\n`,
     );
   }, 120_000);
   afterAll(async () => {
@@ -75,7 +79,7 @@ describe("durability with a data dir", () => {
     const n = 200;
     let lastRv = 0;
     for (let i = 0; i < n; i++) {
-      const res = await fetch(`${first.url}/api/v1/namespaces/default/configmaps`, {
+      const res = await first.fetch(`${first.url}/api/v1/namespaces/default/configmaps`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ metadata: { name: `cm-${i}` }, data: { i: String(i) } }),
@@ -88,14 +92,16 @@ describe("durability with a data dir", () => {
     await killed(first.child);
     const second = await startChild(dataDir);
     try {
-      const list = (await (await fetch(`${second.url}/api/v1/namespaces/default/configmaps`)).json()) as {
+      const list = (await (
+        await second.fetch(`${second.url}/api/v1/namespaces/default/configmaps`)
+      ).json()) as {
         metadata: { resourceVersion: string };
         items: { metadata: { name: string }; data: { i: string } }[];
       };
       const names = new Set(list.items.map((i) => i.metadata.name));
       for (let i = 0; i < n; i++) expect(names.has(`cm-${i}`)).toBe(true);
       expect(Number(list.metadata.resourceVersion)).toBe(lastRv);
-      const next = await fetch(`${second.url}/api/v1/namespaces/default/configmaps`, {
+      const next = await second.fetch(`${second.url}/api/v1/namespaces/default/configmaps`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ metadata: { name: "after" } }),
@@ -104,7 +110,7 @@ describe("durability with a data dir", () => {
         ((await next.json()) as { metadata: { resourceVersion: string } }).metadata.resourceVersion,
       );
       expect(rv).toBe(lastRv + 1);
-      const stale = await fetch(
+      const stale = await second.fetch(
         `${second.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=5`,
       );
       expect(await stale.text()).toContain('"code":410');

@@ -1,9 +1,11 @@
 /** Starts the shim in-process on port 0 and runs the real kubectl against it. */
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { Agent, fetch as undiciFetch } from "undici";
+import { parse } from "yaml";
 import { type ApiServer, type ApiServerOptions, startApiServer } from "../../../src/apiserver-shim/index.js";
 
 const run = promisify(execFile);
@@ -18,6 +20,12 @@ export interface ShimHarness {
   server: ApiServer;
   dir: string;
   kubeconfig: string;
+  /** `Authorization: Bearer <the kubeconfig's token>`, for raw requests. */
+  auth: Record<string, string>;
+  /** PEM of the CA the kubeconfig trusts (the server's). */
+  ca: string;
+  /** fetch as the kubeconfig's user: its token, trusting its CA. */
+  fetch: KubeconfigFetch;
   kubectl(args: string[], stdin?: string): Promise<KubectlResult>;
   /** Writes `content` to a temp file and returns its path. */
   file(name: string, content: string): Promise<string>;
@@ -31,6 +39,7 @@ export async function startHarness(opts: ApiServerOptions = {}): Promise<ShimHar
   const server = await startApiServer(opts);
   const kubeconfig = join(dir, "kubeconfig");
   await server.writeKubeconfig(kubeconfig);
+  const access = await kubeconfigAccess(kubeconfig);
   const base = ["--kubeconfig", kubeconfig, "--cache-dir", join(dir, "cache")];
   const env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig };
   const children: (() => void)[] = [];
@@ -38,6 +47,7 @@ export async function startHarness(opts: ApiServerOptions = {}): Promise<ShimHar
     server,
     dir,
     kubeconfig,
+    ...access,
     async kubectl(args, stdin) {
       if (stdin !== undefined) {
         const path = join(dir, `stdin-${Date.now()}-${Math.random().toString(36).slice(2)}.yaml`);
@@ -79,6 +89,45 @@ export async function startHarness(opts: ApiServerOptions = {}): Promise<ShimHar
       await server.close();
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+export type KubeconfigFetch = (
+  url: string,
+  init?: Parameters<typeof undiciFetch>[1],
+) => ReturnType<typeof undiciFetch>;
+
+/**
+ * What a raw client needs from a kubeconfig (its current context): the Authorization header
+ * kubectl sends, the CA it trusts, and a fetch that uses both (headers given to it win).
+ */
+export async function kubeconfigAccess(
+  kubeconfig: string,
+): Promise<{ auth: Record<string, string>; ca: string; fetch: KubeconfigFetch }> {
+  const doc = parse(await readFile(kubeconfig, "utf8")) as {
+    "current-context": string;
+    contexts: { name: string; context: { user: string; cluster: string } }[];
+    users: { name: string; user: { token?: string } }[];
+    clusters: { name: string; cluster: { "certificate-authority-data"?: string } }[];
+  };
+  const ctx = doc.contexts.find((c) => c.name === doc["current-context"]);
+  const token = doc.users.find((u) => u.name === ctx?.context.user)?.user.token;
+  const caData = doc.clusters.find((c) => c.name === ctx?.context.cluster)?.cluster[
+    "certificate-authority-data"
+  ];
+  if (!token || !caData) throw new Error(`${kubeconfig} holds no token or no CA`);
+  const auth = { Authorization: `Bearer ${token}` };
+  const ca = Buffer.from(caData, "base64").toString();
+  const dispatcher = new Agent({ connect: { ca } });
+  return {
+    auth,
+    ca,
+    fetch: (url, init = {}) =>
+      undiciFetch(url, {
+        ...init,
+        dispatcher,
+        headers: { ...auth, ...(init.headers as Record<string, string> | undefined) },
+      }),
   };
 }
 

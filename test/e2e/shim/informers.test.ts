@@ -11,7 +11,8 @@
  * them (cut the stream, answer 503) while the test writes more than the watch window.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { createServer, request, type ServerResponse } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
+import { request } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,10 +27,15 @@ import {
 import { pino } from "pino";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { type ApiServer, startApiServer, writeKubeconfig } from "../../../src/apiserver-shim/index.js";
+import {
+  type ApiServer,
+  type ApiServerOptions,
+  startApiServer,
+  writeKubeconfig,
+} from "../../../src/apiserver-shim/index.js";
 import { type ControllerCaches, startControllerCaches } from "../../../src/controller/informers.js";
 import { loadKubeConfig } from "../../../src/util/kubeconfig.js";
-import { eventually } from "./harness.js";
+import { eventually, type KubeconfigFetch, kubeconfigAccess } from "./harness.js";
 
 /** Server-side watch timeouts that stand for "10 minutes idle". */
 const IDLE_TIMEOUTS = 10;
@@ -61,6 +67,18 @@ interface Proxy {
   partition(mode: "hold" | "fail"): void;
   heal(): void;
   close(): Promise<void>;
+}
+
+/** The token of the servers here; what a raw client of each needs (by URL), from its kubeconfig. */
+const TOKEN = "informers-test-token";
+const access = new Map<string, { ca: string; fetch: KubeconfigFetch }>();
+
+async function startServer(opts: ApiServerOptions, dir: string): Promise<ApiServer> {
+  const server = await startApiServer({ tokens: [TOKEN], ...opts });
+  const path = join(dir, `kubeconfig-${Math.random().toString(36).slice(2)}`);
+  await server.writeKubeconfig(path);
+  access.set(server.url, await kubeconfigAccess(path));
+  return server;
 }
 
 /** An HTTP proxy that forwards to `target`, records every request and can partition the client. */
@@ -95,6 +113,7 @@ async function startProxy(target: string): Promise<Proxy> {
           method: req.method,
           path: req.url,
           headers: req.headers,
+          ca: access.get(target)?.ca,
         },
         (ur) => {
           s.status = ur.statusCode ?? 0;
@@ -184,7 +203,7 @@ function versions(objects: readonly KubernetesObject[]): Record<string, string> 
 /** Talks to the server directly (never through the proxy). */
 function api(server: ApiServer) {
   const call = async (method: string, path: string, body?: unknown, type = "application/json") => {
-    const res = await fetch(`${server.url}${path}`, {
+    const res = await access.get(server.url)!.fetch(`${server.url}${path}`, {
       method,
       headers: { "Content-Type": type },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -202,11 +221,13 @@ function api(server: ApiServer) {
 }
 
 const CM = "/api/v1/namespaces/default/configmaps";
+
 const cm = (name: string) => ({ metadata: { name }, data: { v: "0" } });
 
 async function kubeConfigFor(url: string, dir: string): Promise<KubeConfig> {
   const path = join(dir, `kubeconfig-${Math.random().toString(36).slice(2)}`);
-  await writeKubeconfig(path, { server: url });
+  const ca = access.get(url)?.ca;
+  await writeKubeconfig(path, { server: url, token: TOKEN, ...(ca ? { certificateAuthority: ca } : {}) });
   return loadKubeConfig({ kubeconfig: path });
 }
 
@@ -225,11 +246,10 @@ describe("client-node informers on the shim", () => {
 
   /** A shim with short watch timeouts behind a proxy, and a configmap informer through it. */
   async function configMapInformer(opts: { watchWindow?: number }) {
-    const server = await startApiServer({
-      maxWatchTimeoutSeconds: WATCH_SECONDS,
-      bookmarkIntervalMs: 50,
-      ...opts,
-    });
+    const server = await startServer(
+      { maxWatchTimeoutSeconds: WATCH_SECONDS, bookmarkIntervalMs: 50, ...opts },
+      dir,
+    );
     cleanups.push(() => server.close());
     const proxy = await startProxy(server.url);
     cleanups.push(() => proxy.close());
@@ -286,7 +306,9 @@ describe("client-node informers on the shim", () => {
     // carrying the current resourceVersion, until the server ends the watch.
     expect(proxy.watches(CM).some((w) => w.allowWatchBookmarks)).toBe(false);
     const body = await (
-      await fetch(`${server.url}${CM}?watch=true&allowWatchBookmarks=true&resourceVersion=${listRv}`)
+      await access
+        .get(server.url)!
+        .fetch(`${server.url}${CM}?watch=true&allowWatchBookmarks=true&resourceVersion=${listRv}`)
     ).text();
     const events = body
       .trim()
@@ -357,7 +379,9 @@ describe("client-node informers on the shim", () => {
     // client-node's doneHandler returns after calling the error callbacks: nothing restarts
     // it. One whole server watch period later (a live informer reconnects at once) it has
     // made no request and missed the change. Our wrapper restarts it; see the next suite.
-    await (await fetch(`${server.url}${CM}?watch=true&resourceVersion=${rvNow}`)).text();
+    await (
+      await access.get(server.url)!.fetch(`${server.url}${CM}?watch=true&resourceVersion=${rvNow}`)
+    ).text();
     expect(proxy.seen.length).toBe(requests);
     expect(informer.get("unseen", "default")).toBeUndefined();
     expect(errors).toHaveLength(1);
@@ -381,7 +405,7 @@ describe("startControllerCaches (src/controller/informers.ts) on the shim", () =
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "shim-caches-"));
-    server = await startApiServer({ watchWindow: 5, maxWatchTimeoutSeconds: WATCH_SECONDS });
+    server = await startServer({ watchWindow: 5, maxWatchTimeoutSeconds: WATCH_SECONDS }, dir);
     for (const file of ["crds/petsets.petset.dev.yaml", "crds/petsetversions.petset.dev.yaml"])
       for (const doc of parseAllDocuments(await readFile(file, "utf8")))
         await api(server).create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", doc.toJSON());

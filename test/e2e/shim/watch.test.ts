@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, type ShimHarness, startHarness } from "./harness.js";
+import { eventually, type KubeconfigFetch, type ShimHarness, startHarness } from "./harness.js";
 
 interface WatchEvent {
   type: string;
@@ -12,7 +12,7 @@ interface WatchEvent {
 }
 
 /** Reads newline-delimited watch events from a raw HTTP watch. */
-function rawWatch(url: string): { events: WatchEvent[]; stop: () => void } {
+function rawWatch(url: string, fetch: KubeconfigFetch): { events: WatchEvent[]; stop: () => void } {
   const events: WatchEvent[] = [];
   const ctl = new AbortController();
   void (async () => {
@@ -62,11 +62,12 @@ describe("watch", () => {
   });
 
   it("resumes from a resourceVersion, sends bookmarks, and honours selectors", async () => {
-    const list = (await (await fetch(`${h.server.url}/api/v1/namespaces/default/configmaps`)).json()) as {
+    const list = (await (await h.fetch(`${h.server.url}/api/v1/namespaces/default/configmaps`)).json()) as {
       metadata: { resourceVersion: string };
     };
     const w = rawWatch(
       `${h.server.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${list.metadata.resourceVersion}&labelSelector=sel%3Dyes&allowWatchBookmarks=true`,
+      h.fetch,
     );
     await h.kubectl(["apply", "-f", "-"], cm("sel", "{sel: 'yes'}"));
     await h.kubectl(["apply", "-f", "-"], cm("unsel", "{sel: 'no'}"));
@@ -86,12 +87,15 @@ describe("watch", () => {
 
   it("returns 410 Expired for a resourceVersion older than the window", async () => {
     for (let i = 0; i < 30; i++)
-      await fetch(`${h.server.url}/api/v1/namespaces/default/configmaps`, {
+      await h.fetch(`${h.server.url}/api/v1/namespaces/default/configmaps`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ metadata: { name: `bulk-${i}` } }),
       });
-    const w = rawWatch(`${h.server.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=2`);
+    const w = rawWatch(
+      `${h.server.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=2`,
+      h.fetch,
+    );
     await eventually(() => w.events.length > 0, 10_000, "error event");
     w.stop();
     expect(w.events[0]!.type).toBe("ERROR");
@@ -101,6 +105,7 @@ describe("watch", () => {
   it("sends initial events and the initial-events-end bookmark when asked", async () => {
     const w = rawWatch(
       `${h.server.url}/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`,
+      h.fetch,
     );
     await eventually(() => w.events.some((e) => e.type === "BOOKMARK"), 10_000, "initial-events-end");
     w.stop();

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
+import { isLoopback } from "../../../../src/apiserver-shim/http/request-guard.js";
 import {
   type ExecPod,
   expandVars,
   podFieldValue,
   resolveContainerEnv,
 } from "../../../../src/apiserver-shim/kubelet/container-env.js";
-import { isLoopback } from "../../../../src/apiserver-shim/server.js";
 
 const pod: ExecPod = {
   metadata: {

@@ -130,6 +130,24 @@ describe.each(policies)("roles, podManagementPolicy %s", (policy) => {
     expect(updates(world)).toEqual(["web-2", "web-1", "web-0"]);
   });
 
+  it("regression (integration): two leaders for a moment while a switchover runs do not cancel it", () => {
+    const world = roleWorld(policy, [0], { roles: { switchover: hookSpec("external") } });
+    const hw = withHooks(world, { ticks: 3 });
+    setImage(world, "app:2");
+    // The switchover script labels the candidate leader first, then the old leader follower.
+    const leaders = () => {
+      const running = world.versions
+        .flatMap((v) => v.status?.hooks ?? [])
+        .find((r) => r.hook === "switchover");
+      if (running === undefined) return [0];
+      return running.phase === "Running" ? [0, 2] : [2];
+    };
+    expect(runLabelled(hw, leaders, settled)).toBeGreaterThanOrEqual(0);
+    const records = world.versions.flatMap((v) => v.status?.hooks ?? []);
+    expect(records.map((r) => [r.hook, r.pod, r.phase])).toEqual([["switchover", "web-0", "Succeeded"]]);
+    expect(updates(world)).toEqual(["web-2", "web-1", "web-0"]);
+  });
+
   it("the leader moving mid-rollout: the new leader is the one left for last", () => {
     const world = roleWorld(policy, [1]);
     const hw = withHooks(world);

@@ -168,7 +168,8 @@ function checkBefore(world: World, step: Step): void {
     if (others.some((p) => p.ordinal > step.ordinal))
       violate(world, step, `scale-down of ${step.podName} not highest first`);
   }
-  if (step.kind === "deletePod" && step.reason === "update") {
+  // Highest first, except under External, where the order is the requester's.
+  if (step.kind === "deletePod" && step.reason === "update" && spec.updateStrategy.type !== "External") {
     const pod = world.pods.get(step.podName)?.view;
     const higher = views(world).filter(
       (p) =>

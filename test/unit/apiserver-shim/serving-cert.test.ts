@@ -1,0 +1,26 @@
+import { createPrivateKey, X509Certificate } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { createServingCert, servingCertFor } from "../../../src/apiserver-shim/serving-cert.js";
+
+describe("serving certificates", () => {
+  it("signs a server certificate for loopback and the given hosts with a CA of its own", () => {
+    const c = createServingCert(["192.0.2.7", "dev.example"]);
+    const ca = new X509Certificate(c.caCert);
+    const leaf = new X509Certificate(c.cert);
+    expect(ca.ca).toBe(true);
+    expect(leaf.ca).toBe(false);
+    expect(leaf.checkIssued(ca)).toBe(true);
+    expect(leaf.verify(ca.publicKey)).toBe(true);
+    expect(leaf.checkIP("127.0.0.1")).toBe("127.0.0.1");
+    expect(leaf.checkIP("192.0.2.7")).toBe("192.0.2.7");
+    expect(leaf.checkHost("localhost")).toBe("localhost");
+    expect(leaf.checkHost("dev.example")).toBe("dev.example");
+    expect(leaf.checkHost("other.example")).toBeUndefined();
+    expect(leaf.checkPrivateKey(createPrivateKey(c.key))).toBe(true);
+  });
+
+  it("is made once per process and set of hosts", () => {
+    expect(servingCertFor(["a.example", "b.example"])).toBe(servingCertFor(["b.example", "a.example"]));
+    expect(servingCertFor([])).not.toBe(servingCertFor(["a.example"]));
+  });
+});
