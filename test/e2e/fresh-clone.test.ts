@@ -71,9 +71,16 @@ describe.skipIf(backendFromEnv() !== "embedded" || !WANTED)("fresh clone, README
       600_000,
       500,
     );
-    // What make run printed to type, then the README's own lines.
-    expect(output).toContain(`export KUBECONFIG="${clone}/.petset/kubeconfig"`);
-    const r = await bash(readmeQuickStart(), clone, 240_000);
+    // What make run printed to type is what the README says; then the README's own lines.
+    const readme = readmeQuickStart();
+    for (const line of [
+      'export PATH="$PWD/.petset/bin:$PATH"',
+      'export KUBECONFIG="$PWD/.petset/kubeconfig"',
+    ]) {
+      expect(output).toContain(line);
+      expect(readme).toContain(line);
+    }
+    const r = await bash(readme, clone, 240_000);
     expect(r, `${r.stdout}\n${r.stderr}\n--- make run:\n${output}`).toMatchObject({ code: 0 });
     expect(r.stdout).toMatch(/^NAME +READY +CURRENT +UPDATE/m);
     expect(r.stdout).toMatch(/VERSION +ROLE +GENERATION +AGE +CHANGED-BY/);
