@@ -98,7 +98,7 @@ describe("kubectl petset convert", () => {
   async function run(args: string[], input: string) {
     const out: string[] = [];
     const err: string[] = [];
-    const { mkdtemp, writeFile } = await import("node:fs/promises");
+    const { mkdtemp, rm, writeFile } = await import("node:fs/promises");
     const { join } = await import("node:path");
     const { tmpdir } = await import("node:os");
     const dir = await mkdtemp(join(tmpdir(), "convert-"));
@@ -114,8 +114,12 @@ describe("kubectl petset convert", () => {
         throw new Error("convert needs no cluster");
       },
     };
-    const code = await runPlugin(["convert", "-f", file, ...args], deps);
-    return { code, stdout: out.join(""), stderr: err.join("") };
+    try {
+      const code = await runPlugin(["convert", "-f", file, ...args], deps);
+      return { code, stdout: out.join(""), stderr: err.join("") };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
 
   it("prints the PetSet manifest of each StatefulSet document as YAML", async () => {
