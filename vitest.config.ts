@@ -11,6 +11,8 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
+          // Property tests: a fixed seed unless FC_SEED says otherwise (test/support/fast-check-seed.ts).
+          setupFiles: ["test/support/fast-check-seed.ts"],
         },
       },
       {

@@ -24,6 +24,8 @@
  *    recorded when it begins, the previous `pets` count (0 when none) but no more than the pets
  *    that run T from the highest ordinal down then (a `pets` step promoted before it was
  *    reached, or a partition lowered during the pause, moves nothing more).
+ *    While paused, only the pets that run T from the highest ordinal down stay in range, so a
+ *    scale-down (which moves the top) cannot let a lower pet move.
  *  - Passing every step: the user's partition alone applies (the rollout finishes).
  *  - The effective partition is never lower than the user's: pets below it never move.
  * The index, pausedAt, the count held, promotedAt and the promotion applied are recorded on T's status when
@@ -200,10 +202,13 @@ export function planSteps(input: StepsInput): StepsDecision {
   if (held !== undefined) next.pets = held;
   if (promotedAt !== undefined) next.promotedAt = promotedAt;
   if (promotion !== undefined) next.promotion = promotion;
-  const decision: StepsDecision = {
-    partitionOrdinal:
-      i >= steps.length ? userPartition : partitionFor(held ?? countAt(steps, i, spec.replicas)),
-  };
+  let partitionOrdinal =
+    i >= steps.length ? userPartition : partitionFor(held ?? countAt(steps, i, spec.replicas));
+  // A pause freezes the pets even when the set is scaled meanwhile: the count held was taken
+  // from the top, and a scale-down moves the top. Only pets that run T now stay in range.
+  if (i < steps.length && pausedAt !== undefined)
+    partitionOrdinal = Math.max(partitionOrdinal, end - runsTargetFromTop(input, target));
+  const decision: StepsDecision = { partitionOrdinal };
   if (!sameSteps(recorded, next)) decision.record = next;
   if (wakeAt !== undefined) decision.wakeAt = wakeAt;
   if (progressAt !== undefined && !Number.isNaN(progressAt)) decision.progressAt = progressAt;
@@ -242,6 +247,18 @@ function atTargetFromTop(input: StepsInput, fromOrdinal: number, target: PetSetV
       index.contentOf(pod) === target.spec.hash &&
       isAvailable(pod, spec.minReadyMs, now);
     if (!at) break;
+    n++;
+  }
+  return n;
+}
+
+/** Pods from the highest ordinal down that run T's content (whatever their state), in a row. */
+function runsTargetFromTop(input: StepsInput, target: PetSetVersion): number {
+  const { spec, index, podsByOrdinal } = input;
+  let n = 0;
+  for (let o = spec.start + spec.replicas - 1; o >= spec.start; o--) {
+    const pod = podsByOrdinal.get(o);
+    if (pod === undefined || index.contentOf(pod) !== target.spec.hash) break;
     n++;
   }
   return n;

@@ -183,7 +183,11 @@ describe("steps properties (random steps, spec changes, promotions, status wipes
         expect(world.violations).toEqual([]);
         expect(done).toBe(true);
       }),
-      { numRuns: Number(process.env.PLANNER_RUNS ?? 150) },
+      // make test runs a fixed-seed slice; PLANNER_SEED / PLANNER_RUNS explore further.
+      {
+        numRuns: Number(process.env.PLANNER_RUNS ?? 150),
+        seed: Number(process.env.PLANNER_SEED ?? 20261201),
+      },
     );
   }, 600_000);
 });

@@ -248,3 +248,31 @@ describe.each(policies)("steps, podManagementPolicy %s", (policy) => {
     expect(preview(world)).toEqual({ status: before, steps: [] });
   });
 });
+
+describe("regressions found by the steps property test", () => {
+  it.each(policies)(
+    "a scale-down during a pause moves no lower pet (%s; seed -1229373358: steps [25%%, pause], 2 → 1 replicas)",
+    (policy) => {
+      const world = worldWith(policy, { steps: [{ pets: "25%" }, { pause: {} }] }, 2);
+      setImage(world, "app:2");
+      for (let i = 0; i < 20; i++) {
+        sync(world);
+        tick(world);
+      }
+      const reason = world.petSet.status?.conditions.find(
+        (c) => c.type === ConditionTypes.progressing,
+      )?.reason;
+      expect(reason).toBe("StepPaused");
+      expect(podsOf(world).map((p) => `${p.name}@v${p.version}`)).toEqual(["web-0@v1", "web-1@v2"]);
+      updateSpec(world, (s) => {
+        s.replicas = 1;
+      });
+      for (let i = 0; i < 10; i++) {
+        sync(world);
+        tick(world);
+      }
+      expect(podsOf(world).map((p) => `${p.name}@v${p.version}`)).toEqual(["web-0@v1"]);
+      expect(world.violations).toEqual([]);
+    },
+  );
+});
