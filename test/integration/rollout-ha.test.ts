@@ -124,22 +124,30 @@ describe("rollout engine: replicas and bad specs", () => {
       const coordination = env.cluster.kubeConfig.makeApiClient(CoordinationV1Api);
       const name = LEASE_NAME;
       const namespace = env.namespace;
-      // Someone else holds the Lease now (as after a long pause of the leader).
-      const lease = await coordination.readNamespacedLease({ name, namespace });
-      const stolenAt = Date.now();
-      await coordination.replaceNamespacedLease({
-        name,
-        namespace,
-        body: {
-          ...lease,
-          spec: {
-            ...lease.spec,
-            holderIdentity: "intruder",
-            leaseDurationSeconds: 5,
-            renewTime: new V1MicroTime(stolenAt),
-          },
+      // Someone else holds the Lease now (as after a long pause of the leader). The leader
+      // renews every 500 ms: a renewal between our read and write is a 409, and we read again.
+      const stolenAt = await eventually(
+        "the Lease taken over by an intruder",
+        async () => {
+          const lease = await coordination.readNamespacedLease({ name, namespace });
+          const at = Date.now();
+          await coordination.replaceNamespacedLease({
+            name,
+            namespace,
+            body: {
+              ...lease,
+              spec: {
+                ...lease.spec,
+                holderIdentity: "intruder",
+                leaseDurationSeconds: 5,
+                renewTime: new V1MicroTime(at),
+              },
+            },
+          });
+          return at;
         },
-      });
+        WAIT_MS,
+      );
       await eventually(
         "the leader notices it lost the Lease",
         () => (leader.lostLeadership() ? true : undefined),
