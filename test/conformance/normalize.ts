@@ -8,7 +8,8 @@
  *   resourceVersions become `<rv:list>`: on a shared real cluster they count writes of
  *   others too;
  * - names made from `generateName` become `PREFIX<gen#k>`, timestamps `<time>`, continue
- *   tokens `<continue>`, Table `Age` cells `<age>`.
+ *   tokens `<continue>`, Table `Age` cells `<age>`;
+ * - managedFields entries are put in kube's order without the time (byManagedFieldsKey).
  */
 import type { Json, JsonObject, StepResponse } from "./types.js";
 
@@ -89,13 +90,31 @@ function normalizeValue(v: Json, maps: Maps, key: string, parent: JsonObject | u
     if (key === "continue" && v !== "") return "<continue>";
     return normalizeString(v, maps);
   }
-  if (Array.isArray(v)) return v.map((x) => normalizeValue(x, maps, "", undefined));
+  if (Array.isArray(v)) {
+    const items = v.map((x) => normalizeValue(x, maps, "", undefined));
+    return key === "managedFields" ? items.sort(byManagedFieldsKey) : items;
+  }
   if (!isObject(v)) return v;
   const out: JsonObject = {};
   // managedFields name list items by key, e.g. `k:{"uid":"..."}` for ownerReferences.
   for (const [k, x] of Object.entries(v)) out[normalizeString(k, maps)] = normalizeValue(x, maps, k, v);
   if (out.kind === "Table") normalizeTableAges(out);
   return out;
+}
+
+/**
+ * kube-apiserver orders managedFields by operation, then the time in whole seconds, then
+ * manager, apiVersion and subresource. Times are `<time>` here, and whether two writes fall in
+ * the same second is luck: compare the entries in kube's order without the time.
+ */
+function byManagedFieldsKey(a: Json, b: Json): number {
+  const key = (e: Json) =>
+    isObject(e)
+      ? [e.operation, e.manager, e.apiVersion, e.subresource ?? ""].map((x) => String(x ?? "")).join("\u0000")
+      : "";
+  const ka = key(a);
+  const kb = key(b);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
 function normalizeTableAges(table: JsonObject): void {

@@ -1,6 +1,6 @@
 /** The generic store through ConfigMaps and Namespaces: CRUD, conflicts, errors, dryRun. */
 import type { Scenario } from "../types.js";
-import { configMap, core, del, get, gone, post, put } from "./helpers.js";
+import { configMap, core, del, get, gone, MERGE_PATCH, patch, post, put } from "./helpers.js";
 
 export const configMapScenarios: Scenario[] = [
   {
@@ -144,10 +144,13 @@ export const configMapScenarios: Scenario[] = [
         metadata: { name: "{{ns}}-x" },
       }),
       get("get", "/api/v1/namespaces/{{ns}}-x"),
+      // A finalizer on its content keeps the namespace Terminating on both servers until the
+      // create below was refused (the embedded namespace controller empties a namespace in
+      // milliseconds, kube's in seconds: without it the namespace could already be gone).
       post(
         "create-configmap",
         "/api/v1/namespaces/{{ns}}-x/configmaps",
-        configMap("c1", { a: "1" }, { namespace: "{{ns}}-x" }),
+        configMap("c1", { a: "1" }, { namespace: "{{ns}}-x", finalizers: ["example.com/hold"] }),
       ),
       del("delete", "/api/v1/namespaces/{{ns}}-x"),
       post(
@@ -155,6 +158,17 @@ export const configMapScenarios: Scenario[] = [
         "/api/v1/namespaces/{{ns}}-x/configmaps",
         configMap("c2", { a: "1" }, { namespace: "{{ns}}-x" }),
         403,
+      ),
+      // Whether the namespace controller already marked c1 deleted differs by timing: status only.
+      patch(
+        "release",
+        "/api/v1/namespaces/{{ns}}-x/configmaps/c1",
+        MERGE_PATCH,
+        { metadata: { finalizers: null } },
+        200,
+        {
+          compare: "status",
+        },
       ),
       gone("gone", "/api/v1/namespaces/{{ns}}-x"),
     ],
