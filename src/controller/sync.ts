@@ -22,7 +22,6 @@ import {
   ProgressingReasons,
   versionName,
 } from "../api/index.js";
-import { runVersionGc } from "../gc/runner.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { VersionHistory } from "../versions/history.js";
@@ -56,6 +55,7 @@ import type { PodControl } from "./pod-control.js";
 import { forgetPetSetGauges, updatePetSetGauges } from "./pod-gauges.js";
 import { canonicalStatus, withCondition } from "./status-compare.js";
 import { awaitExpectations } from "./sync-expectations.js";
+import { collectHistory } from "./sync-history.js";
 
 export interface SyncContext {
   caches: ControllerCaches;
@@ -111,7 +111,8 @@ export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncRes
     return await syncParsed(ctx, petSet, expect);
   } finally {
     // History GC reads the same caches: only once they show this sync's writes, too.
-    if (awaitExpectations(ctx, key, namespace) === undefined) await collectHistory(ctx, petSet);
+    if (awaitExpectations(ctx, key, namespace) === undefined)
+      await collectHistory(ctx, petSet, (ns, ps) => cachedVersions(ctx, ns, ps));
   }
 }
 
@@ -348,39 +349,6 @@ async function writeStatus(
     // A newer PetSet is in the cache already or soon: its event re-runs the sync.
     if (!isConflict(err) && !isNotFound(err)) throw err;
   }
-}
-
-async function collectHistory(ctx: SyncContext, petSet: PetSet): Promise<void> {
-  try {
-    const result = await runVersionGc(
-      {
-        listVersions: (ns, ps) => cachedVersions(ctx, ns, ps),
-        // Pods another controller holds run none of this PetSet's versions (orphans may).
-        listPods: (ns, ps) =>
-          ctx.caches.pods
-            .list(ns)
-            .filter((p) => p.metadata?.labels?.[Labels.petSet] === ps && !controlledElsewhere(petSet, p)),
-        deleteVersion: (ns, vName, uid, rv) => ctx.versions.delete(ns, vName, uid, rv),
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-      },
-      petSet,
-    );
-    if (result.deleted.length > 0) {
-      ctx.logger.info({ petSet: petSet.metadata.name, deleted: result.deleted }, "collected old versions");
-    }
-    if (result.blocked)
-      ctx.logger.warn({ petSet: petSet.metadata.name, why: result.blocked }, "history GC blocked");
-  } catch (err) {
-    ctx.logger.warn(
-      { petSet: petSet.metadata.name, err: err instanceof Error ? err.message : String(err) },
-      "history GC failed",
-    );
-  }
-}
-
-function controlledElsewhere(petSet: PetSet, obj: KubernetesObject): boolean {
-  const controller = obj.metadata?.ownerReferences?.find((r) => r.controller);
-  return controller !== undefined && controller.uid !== petSet.metadata.uid;
 }
 
 async function reportRefusal(ctx: SyncContext, raw: KubernetesObject, message: string): Promise<void> {
