@@ -214,21 +214,23 @@ export async function canAdopt(
 /**
  * A create of a pet's pod failed with AlreadyExists and the cache has no such pod: it exists
  * without label petset.dev/petset (the caches only hold labelled pods), e.g. a StatefulSet's
- * pod of the same name. Read it uncached; petset never touches it, and says so. Undefined
- * when the step was not a pod create, or the pod is in the cache, gone, ours or labelled for
- * this PetSet (the cache is only behind: the usual 250 ms retry).
+ * pod of the same name. Read it uncached; petset never touches it, and says so. "gone" when
+ * the live read finds no pod: it was deleted since the create (the name is free, and no cache
+ * will ever show the pod the create collided with). Undefined when the step was not a pod
+ * create, or the pod is in the cache, ours or labelled for this PetSet (the cache is only
+ * behind: the usual 250 ms retry).
  */
 export async function hiddenPodConflict(
   deps: { pods: PodControl; caches: { pods: { get(name: string, ns?: string): unknown } } },
   petSet: PetSet,
   step: Step,
-): Promise<OwnershipConflict | undefined> {
+): Promise<OwnershipConflict | "gone" | undefined> {
   if (step.kind !== "createPod") return undefined;
   const namespace = petSet.metadata.namespace ?? "default";
   const name = step.pod.metadata?.name ?? "";
   if (deps.caches.pods.get(name, namespace) !== undefined) return undefined;
   const pod = await deps.pods.get(namespace, name);
-  if (pod === undefined) return undefined;
+  if (pod === undefined) return "gone";
   const meta = ownedObjectMeta(pod);
   const controller = controllerOf(meta);
   const setName = petSet.metadata.name ?? "";

@@ -264,17 +264,20 @@ async function syncParsed(
       err instanceof StepError && isAlreadyExists(cause)
         ? await hiddenPodConflict(ctx, petSet, err.step)
         : undefined;
-    if (hidden !== undefined) {
-      // The cache only holds labelled pods: it will never show this one, so expect nothing of it.
-      if (err instanceof StepError && err.step.kind === "createPod") {
-        const podName = err.step.pod.metadata?.name;
-        ctx.expectations.drop(
-          `${namespace}/${name}`,
-          (e) => e.kind === "present" && e.resource === "pods" && e.name === podName,
-        );
+    if (hidden !== undefined && err instanceof StepError && err.step.kind === "createPod") {
+      // The cache only holds labelled pods: it will never show this one (nor one deleted since
+      // the create collided with it), so expect nothing of it.
+      const podName = err.step.pod.metadata?.name;
+      ctx.expectations.drop(
+        `${namespace}/${name}`,
+        (e) => e.kind === "present" && e.resource === "pods" && e.name === podName,
+      );
+      if (hidden === "gone") {
+        requeueAfterMs = STALE_CACHE_REQUEUE_MS;
+      } else {
+        conflicts.push(hidden);
+        requeueAfterMs = Math.min(requeueAfterMs ?? HIDDEN_POD_REQUEUE_MS, HIDDEN_POD_REQUEUE_MS);
       }
-      conflicts.push(hidden);
-      requeueAfterMs = Math.min(requeueAfterMs ?? HIDDEN_POD_REQUEUE_MS, HIDDEN_POD_REQUEUE_MS);
     } else if (
       isConflict(cause) ||
       isAlreadyExists(cause) ||

@@ -227,4 +227,22 @@ describe("pods of another controller", () => {
     expect(stale.requeueAfterMs).toBeLessThanOrEqual(1_000);
     expect(world.statuses.at(-1)?.conditions.some((c) => c.type === "PetConflict")).toBe(false);
   });
+
+  // Counterexample from CI (embedded backend): the user deleted the hidden pod between the
+  // create that collided with it and the uncached read. The "present" expectation the
+  // collision left could never be met, so the pet waited for the expectation timeout (30 s).
+  it("a hidden pod deleted while the create collides with it: the pet is created on the next sync", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject("nginx:1.27", 1));
+    world.hidden.set("default/web-0", {
+      metadata: { name: "web-0", namespace: "default", uid: "plain", labels: { app: "web" } },
+    });
+    world.vanishOnCollision.add("default/web-0");
+    const ctx = world.context();
+    const collided = await syncPetSet(ctx, KEY);
+    expect(collided.requeueAfterMs).toBeLessThanOrEqual(1_000);
+    expect(world.statuses.at(-1)?.conditions.some((c) => c.type === "PetConflict")).toBe(false);
+    await syncPetSet(ctx, KEY);
+    expect(world.pods.get("web-0", "default")?.metadata?.labels?.["petset.dev/petset"]).toBe("web");
+  });
 });

@@ -96,6 +96,8 @@ export class FakeWorld {
   readonly calls: { verb: Verb; name: string }[] = [];
   /** Pods the API has but the caches cannot show (no petset.dev/petset label), by "ns/name". */
   readonly hidden = new Map<string, V1Pod>();
+  /** Hidden pods deleted right after a create collides with them ("ns/name"): the race of a user's delete. */
+  readonly vanishOnCollision = new Set<string>();
   readonly events: (RecordedEvent & { object: string })[] = [];
   readonly statuses: PetSetStatus[] = [];
   readonly expectations = new ExpectationStore(30_000);
@@ -128,7 +130,11 @@ export class FakeWorld {
       },
       async create(ns, pod) {
         const hidden = world.hidden.get(`${ns}/${pod.metadata?.name}`);
-        if (hidden) throw apiError(409, "AlreadyExists", `pods "${pod.metadata?.name}" already exists`);
+        if (hidden) {
+          if (world.vanishOnCollision.delete(`${ns}/${pod.metadata?.name}`))
+            world.hidden.delete(`${ns}/${pod.metadata?.name}`);
+          throw apiError(409, "AlreadyExists", `pods "${pod.metadata?.name}" already exists`);
+        }
         world.call("createPod", pod.metadata?.name ?? "");
         const uid = `uid-${pod.metadata?.name}-${world.rv}`;
         world.pods.put({
