@@ -39,6 +39,7 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
   const objects = new ObjectStore({
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.watchWindow ? { watchWindow: opts.watchWindow } : {}),
+    onRecoveryWarning: (w) => opts.logger?.warn({ file: w.file, offset: w.offset }, w.message),
   });
   const registry = new ResourceRegistry();
   registerBuiltins(registry, objects, opts.clock);

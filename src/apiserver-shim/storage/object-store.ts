@@ -10,7 +10,7 @@
  */
 import type { KubeObject } from "../types.js";
 import { EventLog, type StoreEvent, type StoreEventType } from "./event-log.js";
-import { WriteAheadLog } from "./wal.js";
+import { type RecoveryWarning, WriteAheadLog } from "./wal.js";
 
 export interface ObjectStoreOptions {
   dataDir?: string;
@@ -18,6 +18,8 @@ export interface ObjectStoreOptions {
   watchWindow?: number;
   /** Log records between snapshots (default 5,000). */
   compactEvery?: number;
+  /** Told about a damaged log tail that recovery cut off (file, offset, what was wrong). */
+  onRecoveryWarning?: (w: RecoveryWarning) => void;
 }
 
 export type StoreListener = (e: StoreEvent) => void;
@@ -40,7 +42,8 @@ export class ObjectStore {
 
   constructor(opts: ObjectStoreOptions = {}) {
     if (opts.dataDir) {
-      const { wal, state } = WriteAheadLog.open(opts.dataDir, opts.compactEvery);
+      const { wal, state, warnings } = WriteAheadLog.open(opts.dataDir, opts.compactEvery);
+      for (const w of warnings) opts.onRecoveryWarning?.(w);
       this.wal = wal;
       this.rv = state.rv;
       for (const o of state.objects) this.put(o.gr, o.key, o.obj);

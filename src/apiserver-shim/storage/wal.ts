@@ -1,68 +1,82 @@
 /**
- * Durability for the object store: an append-only JSON-lines write-ahead log, fsynced
- * before a write is acknowledged, compacted into a snapshot (write temp, fsync, rename,
- * fsync dir). Recovery loads the snapshot and replays the log; a torn last line (crash
- * mid-append) is ignored because its write was never acknowledged.
+ * Durability for the object store: an append-only write-ahead log of checksummed JSON lines
+ * (wal-record.ts), compacted into a snapshot now and then.
+ *
+ * fsync policy (docs/reliability.md, "Durability"): every record is written with one write
+ * and fsynced before the store applies it, so before the client gets its answer; there is no
+ * batching and no timer. A snapshot is written to a temporary file, fsynced, renamed over the
+ * old one and the directory fsynced; only then is the log emptied (and fsynced). Recovery and
+ * what it does with a damaged log: wal-recovery.ts.
  */
 import {
   closeSync,
   existsSync,
   fsyncSync,
+  ftruncateSync,
   mkdirSync,
   openSync,
-  readFileSync,
   renameSync,
+  rmSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
-import type { KubeObject } from "../types.js";
+import { encodeRecord, type WalRecord } from "./wal-record.js";
+import {
+  LOG_FILE,
+  type RecoveredState,
+  type RecoveryWarning,
+  recover,
+  SNAPSHOT_FILE,
+} from "./wal-recovery.js";
 
-export interface WalRecord {
-  rv: number;
-  op: "put" | "del";
-  gr: string;
-  key: string;
-  obj?: KubeObject;
-}
-
-export interface RecoveredState {
-  rv: number;
-  objects: { gr: string; key: string; obj: KubeObject }[];
-}
-
-interface Snapshot {
-  rv: number;
-  objects: { gr: string; key: string; obj: KubeObject }[];
-}
-
-const SNAPSHOT = "snapshot.json";
-const LOG = "wal.jsonl";
+export type { WalRecord } from "./wal-record.js";
+export { type RecoveredState, type RecoveryWarning, WalCorruptError } from "./wal-recovery.js";
 
 export class WriteAheadLog {
   private fd: number;
+  /** Where the next record goes: the end of the complete records. */
+  private position: number;
   private appended = 0;
 
   private constructor(
     private readonly dir: string,
     private readonly compactEvery: number,
+    validLength: number,
   ) {
-    this.fd = openSync(join(dir, LOG), "a");
+    const path = join(dir, LOG_FILE);
+    const created = !existsSync(path);
+    this.fd = openSync(path, created ? "w+" : "r+");
+    // Cut a torn tail before appending: a new record written after half a line would be
+    // glued to it and lost at the next recovery.
+    ftruncateSync(this.fd, validLength);
+    fsyncSync(this.fd);
+    if (created) syncDir(dir);
+    this.position = validLength;
   }
 
-  /** Opens (creating) `dir` and returns the log plus the state it holds. */
-  static open(dir: string, compactEvery = 5000): { wal: WriteAheadLog; state: RecoveredState } {
+  /**
+   * Opens (creating) `dir` and returns the log plus the state it holds. A damaged tail is cut
+   * (reported in `warnings`); damage with good records after it throws WalCorruptError.
+   */
+  static open(
+    dir: string,
+    compactEvery = 5000,
+  ): { wal: WriteAheadLog; state: RecoveredState; warnings: RecoveryWarning[] } {
     mkdirSync(dir, { recursive: true });
-    const state = recover(dir);
-    const wal = new WriteAheadLog(dir, compactEvery);
-    return { wal, state };
+    rmSync(join(dir, `${SNAPSHOT_FILE}.tmp`), { force: true });
+    const { state, warnings, validLength } = recover(dir);
+    const wal = new WriteAheadLog(dir, compactEvery, validLength);
+    return { wal, state, warnings };
   }
 
   /** Appends and fsyncs; when this returns the record survives a crash. */
   append(rec: WalRecord): void {
-    const line = `${JSON.stringify(rec)}\n`;
-    writeSync(this.fd, line);
+    const bytes = encodeRecord(rec);
+    let done = 0;
+    while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, this.position + done);
     fsyncSync(this.fd);
+    this.position += bytes.length;
     this.appended++;
   }
 
@@ -72,19 +86,17 @@ export class WriteAheadLog {
 
   /** Writes a snapshot of the full state and starts an empty log. */
   compact(state: RecoveredState): void {
-    const tmp = join(this.dir, `${SNAPSHOT}.tmp`);
-    const snap: Snapshot = { rv: state.rv, objects: state.objects };
-    writeFileSync(tmp, JSON.stringify(snap));
+    const tmp = join(this.dir, `${SNAPSHOT_FILE}.tmp`);
+    writeFileSync(tmp, JSON.stringify({ rv: state.rv, objects: state.objects }));
     const tfd = openSync(tmp, "r+");
     fsyncSync(tfd);
     closeSync(tfd);
-    renameSync(tmp, join(this.dir, SNAPSHOT));
+    renameSync(tmp, join(this.dir, SNAPSHOT_FILE));
     syncDir(this.dir);
-    closeSync(this.fd);
-    // The snapshot covers everything in the old log, so truncating it now is safe.
-    this.fd = openSync(join(this.dir, LOG), "w");
+    // The snapshot covers everything in the log, so emptying it now is safe.
+    ftruncateSync(this.fd, 0);
     fsyncSync(this.fd);
-    syncDir(this.dir);
+    this.position = 0;
     this.appended = 0;
   }
 
@@ -101,34 +113,4 @@ function syncDir(dir: string): void {
   } catch {
     // Some filesystems refuse fsync on directories; the rename is still atomic there.
   }
-}
-
-function recover(dir: string): RecoveredState {
-  const objects = new Map<string, { gr: string; key: string; obj: KubeObject }>();
-  let rv = 0;
-  const snapPath = join(dir, SNAPSHOT);
-  if (existsSync(snapPath)) {
-    const snap = JSON.parse(readFileSync(snapPath, "utf8")) as Snapshot;
-    rv = snap.rv;
-    for (const o of snap.objects) objects.set(`${o.gr}|${o.key}`, o);
-  }
-  const logPath = join(dir, LOG);
-  if (existsSync(logPath)) {
-    const lines = readFileSync(logPath, "utf8").split("\n");
-    for (const line of lines) {
-      if (!line.trim()) continue;
-      let rec: WalRecord;
-      try {
-        rec = JSON.parse(line) as WalRecord;
-      } catch {
-        break; // torn tail: never acknowledged
-      }
-      if (rec.rv <= rv && rec.rv !== 0) continue;
-      rv = Math.max(rv, rec.rv);
-      const id = `${rec.gr}|${rec.key}`;
-      if (rec.op === "put" && rec.obj) objects.set(id, { gr: rec.gr, key: rec.key, obj: rec.obj });
-      else objects.delete(id);
-    }
-  }
-  return { rv, objects: [...objects.values()] };
 }
