@@ -6,7 +6,7 @@ NODE_STAMP := node_modules/.package-lock.json
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find src hack bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json
 
-.PHONY: krew-archive model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
+.PHONY: durability soak krew-archive model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -47,7 +47,8 @@ test-integration: build ## integration + e2e tests on the embedded server
 # Tests of the embedded server's own internals (its e2e suite, the simulated kubelet) start
 # their own embedded server (so does the demo): they are not repeated on the real backend, where kwok and
 # kube-apiserver play those parts and test/conformance compares the two.
-EMBEDDED_ONLY := --exclude 'test/e2e/shim/**' --exclude 'test/integration/kubelet.test.ts' --exclude 'test/e2e/demo.test.ts'
+EMBEDDED_ONLY := --exclude 'test/e2e/shim/**' --exclude 'test/integration/kubelet.test.ts' --exclude 'test/e2e/demo.test.ts' \
+	--exclude 'test/integration/durability-slice.test.ts'
 
 test-real: build ## integration + e2e tests on a real control plane (built from Go modules on first use), then the conformance diff
 	bash test/cluster/up.sh
@@ -61,6 +62,12 @@ conformance: build ## the embedded API server and a real kube-apiserver side by 
 model-check: $(NODE_STAMP) ## the model checker at depth (stale caches, restarts, lease handovers); MODEL_RUNS, MODEL_SEED
 	seed=$${MODEL_SEED:-$$RANDOM}; echo "model-check: MODEL_SEED=$$seed"; \
 	MODEL_RUNS=$${MODEL_RUNS:-5000} MODEL_SEED=$$seed npx vitest run --project unit test/unit/controller/model
+
+durability: build ## SIGKILL petset dev --data-dir during write bursts (DURABILITY_KILLS=50, DURABILITY_SEED), results in test/durability/results/
+	DURABILITY_KILLS=$${DURABILITY_KILLS:-50} npx vitest run --project durability
+
+soak: build ## an hour of random changes across 100 PetSets (SOAK_MINUTES=60, SOAK_PETSETS=100): RSS, fds, watches, violations in test/soak/results/
+	SOAK_MINUTES=$${SOAK_MINUTES:-60} SOAK_PETSETS=$${SOAK_PETSETS:-100} npx vitest run --project soak
 
 demo: build ## a scripted tour on the embedded server
 	node dist/src/cli/petset.js demo

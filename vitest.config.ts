@@ -26,6 +26,23 @@ export default defineConfig({
         },
       },
       {
+        // Not in make test: `make durability` and `make soak` (docs/reliability.md).
+        test: {
+          name: "durability",
+          include: ["test/durability/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 3_600_000,
+        },
+      },
+      {
+        test: {
+          name: "soak",
+          include: ["test/soak/**/*.test.ts"],
+          environment: "node",
+          testTimeout: 6 * 3_600_000,
+        },
+      },
+      {
         // The embedded server and a real kube-apiserver side by side (docs/conformance.md).
         test: {
           name: "conformance",

@@ -3,6 +3,7 @@
  * internal controllers (CRD serving, garbage collector, namespace lifecycle) and the
  * HTTP front. `startApiServer` is the only entry point.
  */
+
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer } from "node:https";
@@ -28,6 +29,7 @@ import { isLoopback, RequestGuard } from "./http/request-guard.js";
 import { parseResourcePath } from "./http/request-info.js";
 import { handleResource } from "./http/resource-handler.js";
 import { sendError, sendJson } from "./http/respond.js";
+import { WatchGauge } from "./http/watch-gauge.js";
 import { writeKubeconfig as writeKubeconfigFile } from "./kubeconfig.js";
 import { LocalExecutor } from "./kubelet/local-exec.js";
 import { grKey } from "./registry/resource.js";
@@ -122,6 +124,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const watchCfg = {
     bookmarkIntervalMs: opts.bookmarkIntervalMs ?? 10_000,
     maxTimeoutSeconds: opts.maxWatchTimeoutSeconds ?? 1800,
+    gauge: new WatchGauge(),
   };
   const tokens = opts.tokens?.length ? opts.tokens : [randomBytes(32).toString("base64url")];
   const bindHost = opts.host ?? "127.0.0.1";
@@ -164,6 +167,11 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       const agg = aggregatedDiscoveryType(req);
       const aggHeaders = (t: string) => ({ "Content-Type": t, Vary: "Accept" });
       if (path === "/version") return sendJson(res, 200, VERSION_INFO);
+      if (path === "/metrics") {
+        res.writeHead(200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
+        res.end(watchCfg.gauge.render());
+        return;
+      }
       if (path === "/api") {
         if (agg)
           return sendJson(

@@ -13,6 +13,7 @@ import type { StoreEvent } from "../storage/event-log.js";
 import { buildTable, type IncludeObject, partialObjectMetadata } from "../tables/table.js";
 import type { KubeObject } from "../types.js";
 import type { Rendering } from "./respond.js";
+import type { WatchGauge } from "./watch-gauge.js";
 
 export interface WatchParams {
   resourceVersion?: string;
@@ -31,6 +32,8 @@ export interface WatchConfig {
   bookmarkIntervalMs: number;
   /** Close watches after this long unless the client set timeoutSeconds (kube: 30–60 min). */
   maxTimeoutSeconds: number;
+  /** Counts open streams (for /metrics). */
+  gauge?: WatchGauge;
 }
 
 type EventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK" | "ERROR";
@@ -106,6 +109,7 @@ export function serveWatch(
   const rv = p.resourceVersion;
   const fromNow = p.sendInitialEvents || rv === undefined || rv === "" || rv === "0";
   let unsubscribe: () => void = () => {};
+  let counted = false;
   if (fromNow) {
     for (const o of store.objects.list(gr, def.namespaced ? ns : undefined))
       if (inScope(o) && match(o)) send("ADDED", render(o));
@@ -124,6 +128,8 @@ export function serveWatch(
     for (const e of backlog) deliver(e);
     unsubscribe = store.objects.subscribe(deliver);
   }
+  cfg.gauge?.opened(gr);
+  counted = true;
   const timers: NodeJS.Timeout[] = [];
   if (p.allowWatchBookmarks) timers.push(setInterval(() => bookmark(), cfg.bookmarkIntervalMs));
   const timeout = p.timeoutSeconds && p.timeoutSeconds > 0 ? p.timeoutSeconds : cfg.maxTimeoutSeconds;
@@ -132,6 +138,7 @@ export function serveWatch(
   function finish(): void {
     if (closed) return;
     closed = true;
+    if (counted) cfg.gauge?.closed(gr);
     unsubscribe();
     for (const t of timers) clearTimeout(t);
     forget();

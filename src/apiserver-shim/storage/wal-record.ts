@@ -54,7 +54,8 @@ export function decodeRecord(line: string): { record: WalRecord } | { problem: s
     return { problem: "not valid JSON" };
   }
   const parsed = WalRecordSchema.safeParse(raw);
-  if (!parsed.success) return { problem: `not a log record (${parsed.error.issues[0]?.message ?? "invalid"})` };
+  if (!parsed.success)
+    return { problem: `not a log record (${parsed.error.issues[0]?.message ?? "invalid"})` };
   const rec = parsed.data;
   if (rec.op === "put" && rec.obj === undefined) return { problem: "a put without an object" };
   return { record: rec as WalRecord };

@@ -74,7 +74,8 @@ export class WriteAheadLog {
   append(rec: WalRecord): void {
     const bytes = encodeRecord(rec);
     let done = 0;
-    while (done < bytes.length) done += writeSync(this.fd, bytes, done, bytes.length - done, this.position + done);
+    while (done < bytes.length)
+      done += writeSync(this.fd, bytes, done, bytes.length - done, this.position + done);
     fsyncSync(this.fd);
     this.position += bytes.length;
     this.appended++;

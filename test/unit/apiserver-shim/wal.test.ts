@@ -73,9 +73,7 @@ describe("write-ahead log recovery", () => {
     const { dir, log, bytes, starts } = logOf(5);
     truncateSync(log, starts[4]! + 7);
     const first = reopen(dir);
-    expect(first.warnings).toEqual([
-      expect.objectContaining({ file: log, offset: starts[4] }),
-    ]);
+    expect(first.warnings).toEqual([expect.objectContaining({ file: log, offset: starts[4] })]);
     expect(first.warnings[0]!.message).toContain(`wal.jsonl: cut 7 byte(s) at byte offset ${starts[4]}`);
     expect(first.warnings[0]!.message).toContain("kept every record up to resourceVersion 4");
     // Before the cut, a record appended after half a line was glued to it and lost next time.
@@ -91,7 +89,10 @@ describe("write-ahead log recovery", () => {
 
   it("cuts garbage bytes after the last complete record (no complete record among them)", () => {
     const { dir, log, starts } = logOf(3);
-    appendFileSync(log, Buffer.from("\u0000\u0000\u0000garbage\n{\"rv\":4,\"op\":\"put\"}\tdeadbeef\n\u00ff\u00fe"));
+    appendFileSync(
+      log,
+      Buffer.from('\u0000\u0000\u0000garbage\n{"rv":4,"op":"put"}\tdeadbeef\n\u00ff\u00fe'),
+    );
     const { store, warnings } = reopen(dir);
     expect(store.currentRv()).toBe(3);
     expect(names(store)).toEqual(["c1", "c2", "c3"]);
