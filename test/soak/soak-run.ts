@@ -100,6 +100,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       `127.0.0.1:${metricsPort}`,
       "--lease-namespace",
       NS,
+      // Generous lease timing: on a loaded shared machine a 10 s renew deadline was missed
+      // and the controller stepped down and exited (by design) within the first minute.
+      "--lease-duration",
+      "60",
+      "--renew-deadline",
+      "45",
+      "--retry-period",
+      "5",
       "--log-level",
       "warn",
     ],
