@@ -31,7 +31,7 @@ import { sendError, sendJson } from "./http/respond.js";
 import { writeKubeconfig as writeKubeconfigFile } from "./kubeconfig.js";
 import { LocalExecutor } from "./kubelet/local-exec.js";
 import { grKey } from "./registry/resource.js";
-import { servingCertFor } from "./serving-cert.js";
+import { servingCertFor, servingCertIn } from "./serving-cert.js";
 import { type Clock, systemClock } from "./time.js";
 
 export interface ApiServerOptions {
@@ -126,7 +126,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const tokens = opts.tokens?.length ? opts.tokens : [randomBytes(32).toString("base64url")];
   const bindHost = opts.host ?? "127.0.0.1";
   const extraHosts = isLoopback(bindHost) ? [] : servedHosts(bindHost);
-  const tls = servingCertFor(extraHosts);
+  const tls = opts.dataDir ? servingCertIn(opts.dataDir, extraHosts) : servingCertFor(extraHosts);
   const guard = new RequestGuard(tokens, extraHosts);
   let address = "";
   // pods/exec runs commands as local processes (docs/apiserver-shim.md, "exec"), each pod in
@@ -233,7 +233,13 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       })
       .finally(() =>
         log.debug(
-          { method: req.method, url: req.url, status: res.statusCode, ms: Date.now() - started },
+          {
+            method: req.method,
+            url: req.url,
+            status: res.statusCode,
+            ms: Date.now() - started,
+            userAgent: req.headers["user-agent"],
+          },
           "request",
         ),
       );

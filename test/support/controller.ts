@@ -117,7 +117,7 @@ export interface ControllerProcess {
  * 127.0.0.1:0 --lease-namespace NS` from dist/.
  */
 export function startControllerProcess(
-  cluster: TestCluster,
+  cluster: Pick<TestCluster, "controllerKubeConfig">,
   namespace: string,
   opts: { logLevel?: LogLevel } = {},
 ): ControllerProcess {
