@@ -36,8 +36,31 @@ export interface ChaosCluster {
 const CLI = join(REPO_ROOT, "dist", "src", "cli", "petset.js");
 const READY_MS = 90_000;
 
-export async function startChaosCluster(backend: ChaosBackend): Promise<ChaosCluster> {
+/**
+ * `restartable`: the API server may be killed (`make chaos`). Otherwise the cluster is the
+ * test fixture's (test/support/cluster.ts: the in-process embedded server, or the shared real
+ * cluster), which no fault restarts: what the slice in `make test` uses.
+ */
+export async function startChaosCluster(backend: ChaosBackend, restartable: boolean): Promise<ChaosCluster> {
+  if (!restartable) return fixtureCluster(backend);
   return backend === "embedded" ? startEmbeddedProcess() : startRealCluster();
+}
+
+async function fixtureCluster(backend: ChaosBackend): Promise<ChaosCluster> {
+  const cluster = await startTestCluster();
+  const refuse = async () => {
+    throw new Error("this chaos cluster is shared: its API server is not restarted");
+  };
+  return {
+    backend,
+    kubeConfig: cluster.kubeConfig,
+    controllerKubeConfig: cluster.controllerKubeConfig,
+    namespace: (prefix) => cluster.namespace(prefix),
+    writesBy: (ua, since) => cluster.writesBy(ua, since),
+    restartApiServer: refuse,
+    restartEtcd: refuse,
+    stop: () => cluster.stop(),
+  };
 }
 
 /** Polls a cheap read until the API server answers. */
@@ -135,7 +158,8 @@ async function startEmbeddedProcess(): Promise<ChaosCluster> {
     },
     async stop() {
       await kill();
-      rmSync(dir, { recursive: true, force: true });
+      if (process.env.CHAOS_KEEP !== "1") rmSync(dir, { recursive: true, force: true });
+      else process.stdout.write(`chaos: petset dev data dir and log kept in ${dir}\n`);
     },
   };
 }

@@ -21,7 +21,7 @@ it(`chaos campaign on ${backend}: ${runs} runs from seed ${seed}`, { timeout: ru
     kind: "campaign",
     seed,
     runs,
-    convergeMs: backend === "real" ? 180_000 : 90_000,
+    convergeMs: backend === "real" ? 240_000 : 120_000,
     resultsFile: join(REPO_ROOT, "test", "chaos", "results", `${backend}.json`),
   });
   expect(totals.failedSeeds, "seeds of failed runs (their reproduce lines are above)").toEqual([]);

@@ -13,6 +13,13 @@ import { eventually } from "../support/cluster.js";
 import { type ControllerProcess, leaseHolder, startControllerProcess } from "../support/controller.js";
 import type { Rng } from "./prng.js";
 
+/**
+ * Leases of 8 s (renew deadline 6 s, retry 2 s), between the tests' 4 s and production's 15 s:
+ * on this shared 2-core machine under load a renewal sometimes takes over 3 s, and a leader
+ * that is not sure of its Lease stops writing (docs/operations.md, "Fencing").
+ */
+const CHAOS_LEASE = { durationS: 8, renewDeadlineS: 6, retryPeriodS: 2 };
+
 export interface Crash {
   identity: string;
   code: number | null;
@@ -54,6 +61,7 @@ export class ControllerFleet {
   readonly fencing: FencingBreach[] = [];
   readonly counts: FleetCounts = { started: 0, kills: 0, freezes: 0, steppedDown: 0 };
   private readonly live = new Set<Replica>();
+  private lastLog = "";
   private stopping = false;
 
   constructor(private readonly opts: FleetOptions) {}
@@ -72,6 +80,7 @@ export class ControllerFleet {
     this.counts.started++;
     void proc.exited.then((code) => {
       this.live.delete(replica);
+      this.lastLog = proc.log();
       if (!replica.caused && code !== 0) {
         const log = proc.log();
         if (code === 1 && log.includes("lost leadership")) this.counts.steppedDown++;
@@ -146,6 +155,12 @@ export class ControllerFleet {
   /** Some replica holds the Lease (the run waits for this before judging convergence). */
   async waitLeader(timeoutMs: number): Promise<void> {
     await eventually("a controller replica leads", () => this.holder(), timeoutMs, 200);
+  }
+
+  /** The last lines of the leader's log (or of the last replica that exited). */
+  async logTail(lines: number): Promise<string> {
+    const log = (await this.holder().catch(() => undefined))?.proc.log() ?? this.lastLog;
+    return log.split("\n").slice(-lines).join("\n");
   }
 
   async stop(): Promise<void> {

@@ -57,6 +57,8 @@ export interface RunOutcome {
   controllers: FleetCounts;
   convergedInMs: number;
   durationMs: number;
+  /** The controller's last log lines when something was found (else empty). */
+  controllerLogTail: string;
   reproduce: string;
 }
 
@@ -149,10 +151,10 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
     const deadline = healedAt + opts.convergeMs;
     const notConverged: string[] = [];
     for (const p of scenario.petSets) {
-      let last: string | undefined = "not checked";
-      while (Date.now() < deadline) {
+      let last: string | undefined;
+      for (;;) {
         last = await convergenceGap(kc, namespace, p.name).catch((err: unknown) => String(err));
-        if (last === undefined) break;
+        if (last === undefined || Date.now() >= deadline) break;
         await sleep(250);
       }
       if (last !== undefined) notConverged.push(`${last} (after ${opts.convergeMs} ms)`);
@@ -170,8 +172,13 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
       versionsLost.push(...found.lost);
       versionsDuplicated.push(...found.duplicated);
     }
+    const found =
+      violations.length + versionsLost.length + versionsDuplicated.length + notConverged.length > 0 ||
+      fleet.crashes.length + fleet.fencing.length + harnessErrors.length > 0;
+    const controllerLogTail = found ? await fleet.logTail(40) : "";
     await fleet.stop();
     return {
+      controllerLogTail,
       seed: opts.seed,
       backend: cluster.backend,
       petSets: scenario.petSets.map((p) => ({

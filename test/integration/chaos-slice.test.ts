@@ -17,7 +17,7 @@ const backend = backendFromEnv();
 
 it.skipIf(backend === "kubeconfig")(
   `chaos slice (seed ${SEED}) finds nothing`,
-  { timeout: 180_000 },
+  { timeout: 300_000 },
   async () => {
     if (backend === "kubeconfig") return;
     const lines: string[] = [];
@@ -26,7 +26,7 @@ it.skipIf(backend === "kubeconfig")(
       kind: "slice",
       seed: SEED,
       runs: 1,
-      convergeMs: backend === "real" ? 60_000 : 20_000,
+      convergeMs: backend === "real" ? 120_000 : 60_000,
       log: (line) => lines.push(line),
     });
     const report = lines.join("\n");
