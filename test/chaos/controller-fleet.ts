@@ -74,6 +74,7 @@ export class ControllerFleet {
     const proc = startControllerProcess(
       { controllerKubeConfig: this.opts.controllerKubeConfig },
       this.opts.namespace,
+      { lease: CHAOS_LEASE },
     );
     const replica: Replica = { proc, caused: false };
     this.live.add(replica);
@@ -101,9 +102,19 @@ export class ControllerFleet {
     return [...this.live].find((r) => r.proc.identity === id);
   }
 
-  /** SIGKILL the leader (a random replica when none leads); a replacement starts at once. */
+  /**
+   * SIGKILL the leader, once one leads (a random replica when none leads within a Lease and a
+   * half); a replacement starts at once.
+   */
   async kill(rng: Rng): Promise<void> {
-    const victim = (await this.holder()) ?? rng.pick([...this.live]);
+    if (this.live.size === 0) this.start();
+    const leader = await eventually(
+      "a replica leads",
+      () => this.holder(),
+      CHAOS_LEASE.durationS * 1500,
+      200,
+    ).catch(() => undefined);
+    const victim = leader ?? rng.pick([...this.live]);
     victim.caused = true;
     this.counts.kills++;
     await victim.proc.kill();
