@@ -31,7 +31,9 @@ describe("serving certificates", () => {
     expect(servingCertFor([])).not.toBe(servingCertFor(["a.example"]));
   });
 
-  it("survives a restart on the same data dir (found by the chaos harness: a restarted petset dev had a new CA, so a running controller's kubeconfig no longer verified it)", () => {
+  it("survives a restart on the same data dir (found by the chaos harness: a restarted petset dev had a new CA, so a running controller's kubeconfig no longer verified it)", {
+    timeout: 60_000,
+  }, () => {
     const dir = mkdtempSync(join(tmpdir(), "petset-cert-"));
     try {
       const first = servingCertIn(dir, []);
