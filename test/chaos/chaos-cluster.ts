@@ -34,7 +34,8 @@ export interface ChaosCluster {
 }
 
 const CLI = join(REPO_ROOT, "dist", "src", "cli", "petset.js");
-const READY_MS = 90_000;
+// petset dev took up to 90 s to start under a load average of 20 on 2 cores.
+const READY_MS = 240_000;
 
 /**
  * `restartable`: the API server may be killed (`make chaos`). Otherwise the cluster is the
