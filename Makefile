@@ -6,7 +6,7 @@ NODE_STAMP := node_modules/.package-lock.json
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find src hack bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json
 
-.PHONY: durability soak krew-archive model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
+.PHONY: chaos durability soak krew-archive model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -68,6 +68,18 @@ durability: build ## SIGKILL petset dev --data-dir during write bursts (DURABILI
 
 soak: build ## an hour of random changes across 100 PetSets (SOAK_MINUTES=60, SOAK_PETSETS=100): RSS, fds, watches, violations in test/soak/results/
 	SOAK_MINUTES=$${SOAK_MINUTES:-60} SOAK_PETSETS=$${SOAK_PETSETS:-100} npx vitest run --project soak
+
+# CHAOS_BACKEND=embedded|real|both (default both), CHAOS_RUNS per backend (default 10),
+# CHAOS_SEED (default random, printed). Results: test/chaos/results/<backend>.json; docs/reliability.md.
+chaos: build ## chaos campaign: seeded rollouts under controller SIGKILLs, a frozen leader, API server/etcd restarts
+	seed=$${CHAOS_SEED:-$$RANDOM}; backends=$${CHAOS_BACKEND:-both}; \
+	if [ "$$backends" = both ]; then backends="embedded real"; fi; rc=0; \
+	for b in $$backends; do \
+	  if [ "$$b" = real ]; then bash test/cluster/up.sh >/dev/null; fi; \
+	  echo "chaos: CHAOS_SEED=$$seed CHAOS_RUNS=$${CHAOS_RUNS:-10} CHAOS_BACKEND=$$b"; \
+	  PETSET_TEST_BACKEND=$$b CHAOS_SEED=$$seed CHAOS_RUNS=$${CHAOS_RUNS:-10} \
+	    npx vitest run --project chaos --reporter verbose || rc=$$?; \
+	done; exit $$rc
 
 demo: build ## a scripted tour on the embedded server
 	node dist/src/cli/petset.js demo

@@ -43,6 +43,15 @@ export default defineConfig({
         },
       },
       {
+        // `make chaos`: the long chaos campaign (test/chaos); a slice runs in `integration`.
+        test: {
+          name: "chaos",
+          include: ["test/chaos/**/*.test.ts"],
+          environment: "node",
+          fileParallelism: false,
+        },
+      },
+      {
         // The embedded server and a real kube-apiserver side by side (docs/conformance.md).
         test: {
           name: "conformance",

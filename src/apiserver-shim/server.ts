@@ -33,7 +33,7 @@ import { WatchGauge } from "./http/watch-gauge.js";
 import { writeKubeconfig as writeKubeconfigFile } from "./kubeconfig.js";
 import { LocalExecutor } from "./kubelet/local-exec.js";
 import { grKey } from "./registry/resource.js";
-import { servingCertFor } from "./serving-cert.js";
+import { servingCertFor, servingCertIn } from "./serving-cert.js";
 import { type Clock, systemClock } from "./time.js";
 
 export interface ApiServerOptions {
@@ -129,7 +129,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
   const tokens = opts.tokens?.length ? opts.tokens : [randomBytes(32).toString("base64url")];
   const bindHost = opts.host ?? "127.0.0.1";
   const extraHosts = isLoopback(bindHost) ? [] : servedHosts(bindHost);
-  const tls = servingCertFor(extraHosts);
+  const tls = opts.dataDir ? servingCertIn(opts.dataDir, extraHosts) : servingCertFor(extraHosts);
   const guard = new RequestGuard(tokens, extraHosts);
   let address = "";
   // pods/exec runs commands as local processes (docs/apiserver-shim.md, "exec"), each pod in
@@ -241,7 +241,13 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       })
       .finally(() =>
         log.debug(
-          { method: req.method, url: req.url, status: res.statusCode, ms: Date.now() - started },
+          {
+            method: req.method,
+            url: req.url,
+            status: res.statusCode,
+            ms: Date.now() - started,
+            userAgent: req.headers["user-agent"],
+          },
           "request",
         ),
       );

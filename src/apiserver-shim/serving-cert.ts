@@ -8,8 +8,11 @@
  * node-forge builds and signs the X.509 certificates (node:crypto cannot).
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
+import { join } from "node:path";
 import forge from "node-forge";
+import { z } from "zod";
 
 export interface ServingCert {
   /** PEM of the CA that signed `cert`: what clients trust. */
@@ -51,6 +54,42 @@ export function servingCertFor(hosts: readonly string[]): ServingCert {
     issued.set(key, cert);
   }
   return cert;
+}
+
+const StoredCertSchema = z.object({
+  hosts: z.string(),
+  caCert: z.string(),
+  cert: z.string(),
+  key: z.string(),
+});
+
+/**
+ * The serving certificate kept in a data dir (`--data-dir`): a server restarted on the same
+ * data dir keeps its TLS identity, so the kubeconfigs its clients already loaded (a running
+ * controller, kubectl) still verify it. Stored as `serving-cert.json` (mode 0600: it holds the
+ * serving key; the CA key is still never written). Made anew when the hosts changed or the
+ * file cannot be read.
+ */
+export function servingCertIn(dataDir: string, hosts: readonly string[]): ServingCert {
+  const key = [...new Set(hosts)].sort().join(",");
+  const file = join(dataDir, "serving-cert.json");
+  if (existsSync(file)) {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(file, "utf8"));
+    } catch {
+      raw = undefined;
+    }
+    const stored = StoredCertSchema.safeParse(raw);
+    if (stored.success && stored.data.hosts === key) {
+      const { caCert, cert, key: pem } = stored.data;
+      return { caCert, cert, key: pem };
+    }
+  }
+  const made = servingCertFor(hosts);
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(file, JSON.stringify({ hosts: key, ...made }), { mode: 0o600 });
+  return made;
 }
 
 /**

@@ -117,10 +117,15 @@ export interface ControllerProcess {
  * 127.0.0.1:0 --lease-namespace NS` from dist/.
  */
 export function startControllerProcess(
-  cluster: TestCluster,
+  cluster: Pick<TestCluster, "controllerKubeConfig">,
   namespace: string,
-  opts: { logLevel?: LogLevel } = {},
+  opts: {
+    logLevel?: LogLevel;
+    /** Lease timings in seconds (default 4/3/1). */
+    lease?: { durationS: number; renewDeadlineS: number; retryPeriodS: number };
+  } = {},
 ): ControllerProcess {
+  const lease = opts.lease ?? { durationS: 4, renewDeadlineS: 3, retryPeriodS: 1 };
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npx tsc -p tsconfig.build.json first`);
   const dir = mkdtempSync(join(tmpdir(), "petset-ctl-"));
   const kubeconfig = join(dir, "kubeconfig");
@@ -141,11 +146,11 @@ export function startControllerProcess(
       // Short leases, as for the in-process controller: a crashed leader's Lease expires in
       // seconds, not the production 15 s, so crash tests stay quick.
       "--lease-duration",
-      "4",
+      String(lease.durationS),
       "--renew-deadline",
-      "3",
+      String(lease.renewDeadlineS),
       "--retry-period",
-      "1",
+      String(lease.retryPeriodS),
       "--log-level",
       opts.logLevel ?? "info",
     ],

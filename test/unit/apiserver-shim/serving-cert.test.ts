@@ -1,6 +1,13 @@
 import { createPrivateKey, X509Certificate } from "node:crypto";
+import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createServingCert, servingCertFor } from "../../../src/apiserver-shim/serving-cert.js";
+import {
+  createServingCert,
+  servingCertFor,
+  servingCertIn,
+} from "../../../src/apiserver-shim/serving-cert.js";
 
 describe("serving certificates", () => {
   it("signs a server certificate for loopback and the given hosts with a CA of its own", () => {
@@ -22,5 +29,21 @@ describe("serving certificates", () => {
   it("is made once per process and set of hosts", () => {
     expect(servingCertFor(["a.example", "b.example"])).toBe(servingCertFor(["b.example", "a.example"]));
     expect(servingCertFor([])).not.toBe(servingCertFor(["a.example"]));
+  });
+
+  it("survives a restart on the same data dir (found by the chaos harness: a restarted petset dev had a new CA, so a running controller's kubeconfig no longer verified it)", {
+    timeout: 60_000,
+  }, () => {
+    const dir = mkdtempSync(join(tmpdir(), "petset-cert-"));
+    try {
+      const first = servingCertIn(dir, []);
+      expect(statSync(join(dir, "serving-cert.json")).mode & 0o777).toBe(0o600);
+      expect(servingCertIn(dir, []).caCert).toBe(first.caCert);
+      expect(servingCertIn(dir, ["dev.example"]).caCert).not.toBe(first.caCert);
+      writeFileSync(join(dir, "serving-cert.json"), "{torn");
+      expect(new X509Certificate(servingCertIn(dir, []).cert).checkHost("localhost")).toBe("localhost");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,136 @@
+/**
+ * Several chaos runs on one backend (seeds SEED, SEED+1, ...), their totals, one line per run,
+ * and the JSON results file. The profiles: `make chaos` (long, every fault) and the slice that
+ * runs inside `make test` (short, fixed seed).
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname } from "node:path";
+import type { KubeConfig } from "@kubernetes/client-node";
+import { type ChaosBackend, startChaosCluster } from "./chaos-cluster.js";
+import { failed, type RunOutcome, runChaos } from "./run.js";
+import type { ChaosProfile } from "./scenario.js";
+
+export function chaosProfile(kind: "campaign" | "slice", backend: ChaosBackend): ChaosProfile {
+  if (kind === "slice")
+    return {
+      petSets: 2,
+      stepsPerPetSet: 4,
+      actionMs: 16_000,
+      kills: 3,
+      freezes: 1,
+      // The slice never restarts an API server: it runs on the shared test cluster.
+      apiServerRestarts: 0,
+      etcdRestarts: 0,
+    };
+  return {
+    petSets: 3,
+    stepsPerPetSet: 8,
+    actionMs: 60_000,
+    kills: 10,
+    freezes: 1,
+    apiServerRestarts: 1,
+    etcdRestarts: backend === "real" ? 1 : 0,
+  };
+}
+
+export interface Totals {
+  runs: number;
+  kills: number;
+  freezes: number;
+  apiServerRestarts: number;
+  etcdRestarts: number;
+  violations: number;
+  versionsLost: number;
+  versionsDuplicated: number;
+  notConverged: number;
+  crashes: number;
+  fencing: number;
+  harnessErrors: number;
+  failedSeeds: number[];
+}
+
+export function totalsOf(outcomes: RunOutcome[]): Totals {
+  const sum = (f: (o: RunOutcome) => number) => outcomes.reduce((n, o) => n + f(o), 0);
+  return {
+    runs: outcomes.length,
+    kills: sum((o) => o.faults.kills),
+    freezes: sum((o) => o.faults.freezes),
+    apiServerRestarts: sum((o) => o.faults.apiServerRestarts),
+    etcdRestarts: sum((o) => o.faults.etcdRestarts),
+    violations: sum((o) => o.violations.length),
+    versionsLost: sum((o) => o.versionsLost.length),
+    versionsDuplicated: sum((o) => o.versionsDuplicated.length),
+    notConverged: sum((o) => o.notConverged.length),
+    crashes: sum((o) => o.crashes.length),
+    fencing: sum((o) => o.fencing.length),
+    harnessErrors: sum((o) => o.harnessErrors.length),
+    failedSeeds: outcomes.filter(failed).map((o) => o.seed),
+  };
+}
+
+export function describeRun(o: RunOutcome): string {
+  const head =
+    `chaos ${o.backend} seed ${o.seed}: ${failed(o) ? "FAILED" : "ok"} in ${Math.round(o.durationMs / 1000)} s ` +
+    `(kills ${o.faults.kills}, freezes ${o.faults.freezes}, apiserver restarts ${o.faults.apiServerRestarts}, ` +
+    `etcd restarts ${o.faults.etcdRestarts}, converged in ${o.convergedInMs} ms)`;
+  if (!failed(o)) return head;
+  const lines = [
+    ...o.violations.map((v) => `  violation: ${v}`),
+    ...o.versionsLost.map((v) => `  version lost: ${v}`),
+    ...o.versionsDuplicated.map((v) => `  version duplicated: ${v}`),
+    ...o.notConverged.map((v) => `  not converged: ${v}`),
+    ...o.crashes.map((c) => `  controller crash: ${c.identity} exit ${c.code}\n${c.logTail}`),
+    ...o.fencing.map((f) => `  fencing: ${f.identity} ${f.message}`),
+    ...o.harnessErrors.map((e) => `  harness: ${e}`),
+    `  controller log (last lines):\n${o.controllerLogTail}`,
+    `  reproduce: ${o.reproduce}`,
+  ];
+  return [head, ...lines].join("\n");
+}
+
+export interface CampaignOptions {
+  backend: ChaosBackend;
+  kind: "campaign" | "slice";
+  seed: number;
+  runs: number;
+  convergeMs: number;
+  resultsFile?: string;
+  controllerKubeConfig?: (target: KubeConfig) => Promise<KubeConfig>;
+  log?: (line: string) => void;
+}
+
+export async function runCampaign(o: CampaignOptions): Promise<{ outcomes: RunOutcome[]; totals: Totals }> {
+  const log = o.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const profile = chaosProfile(o.kind, o.backend);
+  const cluster = await startChaosCluster(o.backend, o.kind === "campaign");
+  const outcomes: RunOutcome[] = [];
+  try {
+    for (let i = 0; i < o.runs; i++) {
+      const seed = o.seed + i;
+      const reproduce =
+        o.kind === "slice"
+          ? `PETSET_TEST_BACKEND=${o.backend} npx vitest run --project integration test/integration/chaos-slice.test.ts`
+          : `CHAOS_SEED=${seed} CHAOS_RUNS=1 CHAOS_BACKEND=${o.backend} make chaos`;
+      const outcome = await runChaos(cluster, {
+        seed,
+        profile,
+        convergeMs: o.convergeMs,
+        reproduce,
+        log,
+        ...(o.controllerKubeConfig ? { controllerKubeConfig: o.controllerKubeConfig } : {}),
+      });
+      outcomes.push(outcome);
+      log(describeRun(outcome));
+    }
+  } finally {
+    await cluster.stop();
+  }
+  const totals = totalsOf(outcomes);
+  log(`chaos ${o.backend} totals: ${JSON.stringify(totals)}`);
+  if (o.resultsFile) {
+    mkdirSync(dirname(o.resultsFile), { recursive: true });
+    const body = { backend: o.backend, kind: o.kind, firstSeed: o.seed, profile, totals, runs: outcomes };
+    writeFileSync(o.resultsFile, `${JSON.stringify(body, null, 2)}\n`);
+  }
+  return { outcomes, totals };
+}

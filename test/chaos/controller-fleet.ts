@@ -1,0 +1,187 @@
+/**
+ * The controller replicas of a chaos run, supervised as a Deployment would: each is
+ * `petset controller` as a child process (test/support/controller.ts); any replica that exits
+ * is replaced. The fleet injects the process faults and records what they showed:
+ * - kill: SIGKILL the Lease holder (or, between leaders, a random replica);
+ * - freeze: with a second replica running, SIGSTOP the leader, wait until the other holds the
+ *   Lease, SIGCONT: the resumed one must exit without a single write (fencing);
+ * - a crash is an exit we did not cause: not our signal, and not the documented exit 1 of a
+ *   replica that lost its Lease ("lost leadership").
+ */
+import type { KubeConfig } from "@kubernetes/client-node";
+import { eventually } from "../support/cluster.js";
+import { type ControllerProcess, leaseHolder, startControllerProcess } from "../support/controller.js";
+import type { Rng } from "./prng.js";
+
+/**
+ * Leases of 8 s (renew deadline 6 s, retry 2 s), between the tests' 4 s and production's 15 s:
+ * on this shared 2-core machine under load a renewal sometimes takes over 3 s, and a leader
+ * that is not sure of its Lease stops writing (docs/operations.md, "Fencing").
+ */
+const CHAOS_LEASE = { durationS: 8, renewDeadlineS: 6, retryPeriodS: 2 };
+
+export interface Crash {
+  identity: string;
+  code: number | null;
+  /** The last log lines before the exit. */
+  logTail: string;
+}
+
+export interface FencingBreach {
+  identity: string;
+  message: string;
+}
+
+export interface FleetCounts {
+  started: number;
+  kills: number;
+  freezes: number;
+  /** Replicas that lost their Lease and exited 1, as documented (e.g. while the API server restarted). */
+  steppedDown: number;
+}
+
+interface Replica {
+  proc: ControllerProcess;
+  /** We signalled it: its exit is no crash. */
+  caused: boolean;
+}
+
+export interface FleetOptions {
+  /** What the controllers connect with (a fault proxy's kubeconfig plugs in here). */
+  controllerKubeConfig: KubeConfig;
+  /** Where the Lease is read (admin). */
+  kubeConfig: KubeConfig;
+  namespace: string;
+  replicas: number;
+  writesBy(userAgent: string, since: Date): Promise<{ verb: string; uri: string }[]>;
+}
+
+export class ControllerFleet {
+  readonly crashes: Crash[] = [];
+  readonly fencing: FencingBreach[] = [];
+  readonly counts: FleetCounts = { started: 0, kills: 0, freezes: 0, steppedDown: 0 };
+  private readonly live = new Set<Replica>();
+  private lastLog = "";
+  private stopping = false;
+
+  constructor(private readonly opts: FleetOptions) {}
+
+  start(): void {
+    while (this.live.size < this.opts.replicas) this.spawn();
+  }
+
+  private spawn(): Replica {
+    const proc = startControllerProcess(
+      { controllerKubeConfig: this.opts.controllerKubeConfig },
+      this.opts.namespace,
+      { lease: CHAOS_LEASE },
+    );
+    const replica: Replica = { proc, caused: false };
+    this.live.add(replica);
+    this.counts.started++;
+    void proc.exited.then((code) => {
+      this.live.delete(replica);
+      this.lastLog = proc.log();
+      if (!replica.caused && code !== 0) {
+        const log = proc.log();
+        if (code === 1 && log.includes("lost leadership")) this.counts.steppedDown++;
+        else
+          this.crashes.push({
+            identity: proc.identity,
+            code,
+            logTail: log.split("\n").slice(-15).join("\n"),
+          });
+      }
+      if (!this.stopping) this.start();
+    });
+    return replica;
+  }
+
+  private async holder(): Promise<Replica | undefined> {
+    const id = await leaseHolder(this.opts.kubeConfig, this.opts.namespace);
+    return [...this.live].find((r) => r.proc.identity === id);
+  }
+
+  /**
+   * SIGKILL the leader, once one leads (a random replica when none leads within a Lease and a
+   * half); a replacement starts at once.
+   */
+  async kill(rng: Rng): Promise<void> {
+    if (this.live.size === 0) this.start();
+    const leader = await eventually(
+      "a replica leads",
+      () => this.holder(),
+      CHAOS_LEASE.durationS * 1500,
+      200,
+    ).catch(() => undefined);
+    const victim = leader ?? rng.pick([...this.live]);
+    victim.caused = true;
+    this.counts.kills++;
+    await victim.proc.kill();
+  }
+
+  /** SIGSTOP the leader past its Lease, SIGCONT once another replica leads; check the fence. */
+  async freeze(): Promise<void> {
+    if (this.live.size < 2) this.spawn();
+    const leader = await eventually("a replica leads", () => this.holder(), 60_000, 100);
+    const pid = leader.proc.child.pid;
+    if (pid === undefined) return;
+    leader.caused = true;
+    this.counts.freezes++;
+    process.kill(pid, "SIGSTOP");
+    try {
+      if (this.live.size < 2) this.spawn();
+      await eventually(
+        "another replica takes the Lease from the frozen leader",
+        async () => {
+          const id = await leaseHolder(this.opts.kubeConfig, this.opts.namespace);
+          return id !== "" && id !== leader.proc.identity ? true : undefined;
+        },
+        60_000,
+        200,
+      );
+    } finally {
+      process.kill(pid, "SIGCONT");
+    }
+    const resumedAt = new Date();
+    const exited = await Promise.race([
+      leader.proc.exited.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 20_000)),
+    ]);
+    if (!exited) {
+      this.fencing.push({
+        identity: leader.proc.identity,
+        message: "still running 20 s after it was resumed without the Lease",
+      });
+      await leader.proc.kill();
+    }
+    const writes = await this.opts.writesBy(`(${leader.proc.identity})`, resumedAt);
+    if (writes.length > 0)
+      this.fencing.push({
+        identity: leader.proc.identity,
+        message: `wrote after it was resumed without the Lease: ${writes.map((w) => `${w.verb} ${w.uri}`).join(", ")}`,
+      });
+  }
+
+  /** Some replica holds the Lease (the run waits for this before judging convergence). */
+  async waitLeader(timeoutMs: number): Promise<void> {
+    await eventually("a controller replica leads", () => this.holder(), timeoutMs, 200);
+  }
+
+  /** The last lines of the leader's log (or of the last replica that exited). */
+  async logTail(lines: number): Promise<string> {
+    const log = (await this.holder().catch(() => undefined))?.proc.log() ?? this.lastLog;
+    return log.split("\n").slice(-lines).join("\n");
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(
+      [...this.live].map(async (r) => {
+        r.caused = true;
+        if (r.proc.child.pid !== undefined) r.proc.child.kill("SIGCONT");
+        await r.proc.stop();
+      }),
+    );
+  }
+}

@@ -1,0 +1,210 @@
+/**
+ * One chaos run: the seeded scenario's PetSets created in a fresh namespace, an invariant
+ * monitor on each, the controller as supervised child processes, user actions and process
+ * faults at once; then faults stop, every PetSet gets a healing change, and the run is judged
+ * (outcome.ts). The result names the seed and the command that reproduces the run.
+ */
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from "@kubernetes/client-node";
+import { GROUP, PETSET_PLURAL, VERSION } from "../../src/api/index.js";
+import { eventually } from "../support/cluster.js";
+import { type InvariantMonitor, startInvariantMonitor } from "../support/invariant-monitor.js";
+import type { ChaosCluster } from "./chaos-cluster.js";
+import { ControllerFleet, type Crash, type FencingBreach, type FleetCounts } from "./controller-fleet.js";
+import { convergenceGap, judgeVersions, listVersions } from "./outcome.js";
+import { seededRng } from "./prng.js";
+import {
+  type ChaosProfile,
+  type FaultEvent,
+  generateScenario,
+  healPatch,
+  type PetSetPlan,
+} from "./scenario.js";
+
+export interface RunOptions {
+  seed: number;
+  profile: ChaosProfile;
+  /** Bound on convergence after faults stop and the healing change is written. */
+  convergeMs: number;
+  /** How to reproduce this run (printed with a failure). */
+  reproduce: string;
+  /**
+   * The kubeconfig the controllers use, from the cluster's: the network fault proxy
+   * (`startFaultProxy(target)`) plugs in here.
+   */
+  controllerKubeConfig?: (target: KubeConfig) => Promise<KubeConfig>;
+  log?: (line: string) => void;
+}
+
+export interface RunOutcome {
+  seed: number;
+  backend: string;
+  petSets: { name: string; features: string[]; steps: string[] }[];
+  faults: { kills: number; freezes: number; apiServerRestarts: number; etcdRestarts: number };
+  violations: string[];
+  versionsLost: string[];
+  versionsDuplicated: string[];
+  notConverged: string[];
+  crashes: Crash[];
+  fencing: FencingBreach[];
+  /** A fault the harness could not inject (e.g. no takeover within a minute). */
+  harnessErrors: string[];
+  controllers: FleetCounts;
+  convergedInMs: number;
+  durationMs: number;
+  /** The controller's last log lines when something was found (else empty). */
+  controllerLogTail: string;
+  reproduce: string;
+}
+
+const merge = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A user's write, retried while the API server restarts (connection refused, 5xx, 429). */
+async function userWrite(what: string, f: () => Promise<unknown>): Promise<void> {
+  await eventually(what, async () => ((await f()) ? true : undefined), 120_000, 250);
+}
+
+export function failed(o: RunOutcome): boolean {
+  return (
+    o.violations.length + o.versionsLost.length + o.versionsDuplicated.length + o.notConverged.length > 0 ||
+    o.crashes.length + o.fencing.length + o.harnessErrors.length > 0
+  );
+}
+
+export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise<RunOutcome> {
+  const started = Date.now();
+  const log = opts.log ?? (() => {});
+  const scenario = generateScenario(opts.seed, opts.profile);
+  const rng = seededRng(opts.seed).fork("fault-targets");
+  const namespace = await cluster.namespace("chaos");
+  const kc = cluster.kubeConfig;
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const ps = { group: GROUP, version: VERSION, plural: PETSET_PLURAL, namespace };
+  const controllerKubeConfig = opts.controllerKubeConfig
+    ? await opts.controllerKubeConfig(cluster.controllerKubeConfig)
+    : cluster.controllerKubeConfig;
+  const fleet = new ControllerFleet({
+    controllerKubeConfig,
+    kubeConfig: kc,
+    namespace,
+    replicas: 1,
+    writesBy: (ua, since) => cluster.writesBy(ua, since),
+  });
+  const harnessErrors: string[] = [];
+  const injected = { kills: 0, freezes: 0, apiServerRestarts: 0, etcdRestarts: 0 };
+  const monitors = new Map<string, InvariantMonitor>();
+  fleet.start();
+  try {
+    for (const p of scenario.petSets) {
+      await userWrite(`create ${p.name}`, () =>
+        custom.createNamespacedCustomObject({ ...ps, body: p.manifest }),
+      );
+      monitors.set(p.name, await startInvariantMonitor({ kubeConfig: kc, namespace, petSet: p.name }));
+    }
+    log(`seed ${opts.seed}: ${scenario.petSets.map((p) => `${p.name} [${p.features.join(",")}]`).join(" ")}`);
+    const t0 = Date.now();
+    const actions = scenario.petSets.map(async (p: PetSetPlan) => {
+      for (const step of p.steps) {
+        await sleep(step.gapMs);
+        await userWrite(`${p.name} ${step.kind}`, () =>
+          custom.patchNamespacedCustomObject({ ...ps, name: p.name, body: { spec: step.spec } }, merge),
+        );
+      }
+    });
+    const inject = async (f: FaultEvent) => {
+      const wait = t0 + f.atMs - Date.now();
+      if (wait > 0) await sleep(wait);
+      log(`  +${Date.now() - t0} ms ${f.kind}`);
+      try {
+        if (f.kind === "kill") await fleet.kill(rng);
+        else if (f.kind === "freeze") await fleet.freeze();
+        else if (f.kind === "apiserver-restart") await cluster.restartApiServer();
+        else await cluster.restartEtcd();
+        const key = {
+          kill: "kills",
+          freeze: "freezes",
+          "apiserver-restart": "apiServerRestarts",
+          "etcd-restart": "etcdRestarts",
+        } as const;
+        injected[key[f.kind]]++;
+      } catch (err) {
+        harnessErrors.push(`${f.kind} at +${f.atMs} ms: ${err instanceof Error ? err.message : String(err)}`);
+      }
+    };
+    const faults = (async () => {
+      for (const f of scenario.faults) await inject(f);
+    })();
+    await Promise.all([...actions, faults]);
+
+    // Faults stop: heal every PetSet, then judge convergence within the bound.
+    for (const p of scenario.petSets)
+      await userWrite(`${p.name} heal`, () =>
+        custom.patchNamespacedCustomObject({ ...ps, name: p.name, body: { spec: healPatch() } }, merge),
+      );
+    const healedAt = Date.now();
+    const deadline = healedAt + opts.convergeMs;
+    const notConverged: string[] = [];
+    for (const p of scenario.petSets) {
+      let last: string | undefined;
+      for (;;) {
+        last = await convergenceGap(kc, namespace, p.name).catch((err: unknown) => String(err));
+        if (last === undefined || Date.now() >= deadline) break;
+        await sleep(250);
+      }
+      if (last !== undefined) notConverged.push(`${last} (after ${opts.convergeMs} ms)`);
+    }
+    const convergedInMs = Date.now() - healedAt;
+
+    const violations: string[] = [];
+    for (const [name, m] of monitors)
+      for (const v of await m.stop()) violations.push(`${name} ${v.at} ${v.rule}: ${v.message}`);
+    monitors.clear();
+    const versionsLost: string[] = [];
+    const versionsDuplicated: string[] = [];
+    for (const p of scenario.petSets) {
+      const found = judgeVersions(p.name, await listVersions(kc, namespace, p.name));
+      versionsLost.push(...found.lost);
+      versionsDuplicated.push(...found.duplicated);
+    }
+    const found =
+      violations.length + versionsLost.length + versionsDuplicated.length + notConverged.length > 0 ||
+      fleet.crashes.length + fleet.fencing.length + harnessErrors.length > 0;
+    const controllerLogTail = found ? await fleet.logTail(40) : "";
+    await fleet.stop();
+    return {
+      controllerLogTail,
+      seed: opts.seed,
+      backend: cluster.backend,
+      petSets: scenario.petSets.map((p) => ({
+        name: p.name,
+        features: p.features,
+        steps: p.steps.map((s) => s.kind),
+      })),
+      faults: injected,
+      violations,
+      versionsLost,
+      versionsDuplicated,
+      notConverged,
+      crashes: fleet.crashes,
+      fencing: fleet.fencing,
+      harnessErrors,
+      controllers: fleet.counts,
+      convergedInMs,
+      durationMs: Date.now() - started,
+      reproduce: opts.reproduce,
+    };
+  } finally {
+    await fleet.stop();
+    for (const m of monitors.values()) await m.stop();
+    await kc
+      .makeApiClient(CoreV1Api)
+      .deleteNamespace({ name: namespace })
+      .catch(() => undefined);
+  }
+}
