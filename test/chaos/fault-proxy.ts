@@ -190,7 +190,12 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
             up.destroy();
             return;
           }
-          res.writeHead(up.statusCode ?? 502, up.headers);
+          const headers = { ...up.headers };
+          delete headers.connection;
+          delete headers["keep-alive"];
+          res.writeHead(up.statusCode ?? 502, headers);
+          // A watch answers its headers at once and its events later: pass the headers on now.
+          res.flushHeaders();
           // Chunks are passed on in order; with latency each waits its turn `latencyMs` later.
           let chain = Promise.resolve();
           up.on("data", (chunk: Buffer) => {

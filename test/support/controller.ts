@@ -112,6 +112,16 @@ export interface ControllerProcess {
   leading: Promise<void>;
 }
 
+export interface ControllerProcessOptions {
+  logLevel?: LogLevel;
+  /** Instead of the cluster's controller kubeconfig (e.g. one through test/chaos/fault-proxy.ts). */
+  kubeConfig?: KubeConfig;
+  /** Node options before the script, e.g. `["--import", "./test/chaos/skew-clock.mjs"]`. */
+  nodeArgs?: string[];
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
+}
+
 /**
  * Runs `petset controller --kubeconfig <controller kubeconfig> -n NS --metrics-addr
  * 127.0.0.1:0 --lease-namespace NS` from dist/.
@@ -119,15 +129,16 @@ export interface ControllerProcess {
 export function startControllerProcess(
   cluster: TestCluster,
   namespace: string,
-  opts: { logLevel?: LogLevel } = {},
+  opts: ControllerProcessOptions = {},
 ): ControllerProcess {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npx tsc -p tsconfig.build.json first`);
   const dir = mkdtempSync(join(tmpdir(), "petset-ctl-"));
   const kubeconfig = join(dir, "kubeconfig");
-  writeFileSync(kubeconfig, cluster.controllerKubeConfig.exportConfig(), { mode: 0o600 });
+  writeFileSync(kubeconfig, (opts.kubeConfig ?? cluster.controllerKubeConfig).exportConfig(), { mode: 0o600 });
   const child = spawn(
     process.execPath,
     [
+      ...(opts.nodeArgs ?? []),
       CLI,
       "controller",
       "--kubeconfig",
@@ -149,7 +160,7 @@ export function startControllerProcess(
       "--log-level",
       opts.logLevel ?? "info",
     ],
-    { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] },
+    { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...opts.env } },
   );
   let stderr = "";
   let markLeading: () => void = () => {};
