@@ -180,8 +180,9 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
       },
       (up) => {
         if (resetAfter) {
-          up.resume();
-          up.once("end", () => reset(req));
+          // The server has taken the request (a watch never ends: its headers are enough).
+          up.destroy();
+          reset(req);
           return;
         }
         const halfClose = watch ? fault("half-close-watch") : undefined;
@@ -239,6 +240,7 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
       if (!res.writableFinished) out.destroy();
     });
     count("forwarded");
+    if (latencyMs > 0) count("delayed");
     const send = () => req.pipe(out);
     if (latencyMs > 0) later(latencyMs, send);
     else send();

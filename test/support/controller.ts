@@ -38,6 +38,8 @@ export interface ControllerTestOptions {
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
   logLevel?: LogLevel;
+  /** Limit of the caches' lists and watch set-ups (the controller's default otherwise). */
+  cacheRequestTimeoutMs?: number;
 }
 
 let counter = 0;
@@ -56,6 +58,9 @@ export async function startController(
     namespace,
     workers: opts.workers ?? 2,
     userAgent: `petset-controller/test (${identity})`,
+    ...(opts.cacheRequestTimeoutMs !== undefined
+      ? { cacheRequestTimeoutMs: opts.cacheRequestTimeoutMs }
+      : {}),
     leaderElection: {
       namespace,
       name: LEASE_NAME,
@@ -134,7 +139,9 @@ export function startControllerProcess(
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npx tsc -p tsconfig.build.json first`);
   const dir = mkdtempSync(join(tmpdir(), "petset-ctl-"));
   const kubeconfig = join(dir, "kubeconfig");
-  writeFileSync(kubeconfig, (opts.kubeConfig ?? cluster.controllerKubeConfig).exportConfig(), { mode: 0o600 });
+  writeFileSync(kubeconfig, (opts.kubeConfig ?? cluster.controllerKubeConfig).exportConfig(), {
+    mode: 0o600,
+  });
   const child = spawn(
     process.execPath,
     [

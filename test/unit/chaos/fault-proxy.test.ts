@@ -4,7 +4,7 @@
  * headers, body, watch events) and through client-node.
  */
 import { mkdtempSync, rmSync } from "node:fs";
-import { request } from "node:https";
+import { type RequestOptions, request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
@@ -39,7 +39,7 @@ interface RawResponse {
 /** A GET through the proxy with its kubeconfig's CA; resolves with whatever came back. */
 async function get(kc: KubeConfig, path: string, abortAfterMs?: number): Promise<RawResponse> {
   const server = new URL(kc.getCurrentCluster()?.server ?? "");
-  const opts: Parameters<typeof request>[0] = {};
+  const opts: RequestOptions = {};
   await kc.applyToHTTPSOptions(opts);
   return new Promise((resolve, reject) => {
     const req = request(
