@@ -130,6 +130,8 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
   const counters = new Map<string, number>();
   const count = (what: string) => counters.set(what, (counters.get(what) ?? 0) + 1);
   const sockets = new Set<Socket>();
+  /** Watches being passed on, so a half-close set later also ends those already open. */
+  const openWatches = new Set<{ halfClose(afterMs: number): void }>();
   const timers = new Set<NodeJS.Timeout>();
   const later = (ms: number, fn: () => void) => {
     const t = setTimeout(() => {
@@ -207,13 +209,22 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
           });
           up.on("end", () => void chain.then(() => res.end()));
           up.on("error", () => res.destroy());
-          if (halfClose) {
-            later(halfClose.afterMs, () => {
-              if (res.writableEnded || res.destroyed) return;
-              count("half-closed-watch");
-              up.destroy();
-              void chain.then(() => res.end());
-            });
+          if (watch) {
+            const began = Date.now();
+            const open = {
+              // Ends the watch cleanly `afterMs` after it began (at once if that has passed).
+              halfClose(afterMs: number) {
+                later(Math.max(0, afterMs - (Date.now() - began)), () => {
+                  if (res.writableEnded || res.destroyed) return;
+                  count("half-closed-watch");
+                  up.destroy();
+                  void chain.then(() => res.end());
+                });
+              },
+            };
+            openWatches.add(open);
+            res.once("close", () => openWatches.delete(open));
+            if (halfClose) open.halfClose(halfClose.afterMs);
           }
         };
         if (latencyMs > 0) later(latencyMs, begin);
@@ -325,6 +336,8 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
       const burst = fault("status-burst");
       burstLeft = burst?.count ?? 0;
       if (burst) burstCode = burst.code;
+      const halfClose = fault("half-close-watch");
+      if (halfClose) for (const w of openWatches) w.halfClose(halfClose.afterMs);
     },
     clear() {
       faults = [];
