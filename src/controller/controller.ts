@@ -37,6 +37,8 @@ export interface ControllerOptions {
   expectationsTimeoutMs?: number;
   /** Names this replica in the User-Agent of its requests (audit logs tell replicas apart). */
   userAgent?: string;
+  /** Limit of the caches' lists and watch set-ups (default 30 s; see informers.ts). */
+  cacheRequestTimeoutMs?: number;
 }
 
 export interface LeaderElectionSettings {
@@ -119,7 +121,14 @@ export class PetSetController {
 
   private async startCaches(): Promise<void> {
     const { kubeConfig, logger, namespace } = this.opts;
-    const caches = startControllerCaches({ kubeConfig, namespace, logger });
+    const caches = startControllerCaches({
+      kubeConfig,
+      namespace,
+      logger,
+      ...(this.opts.cacheRequestTimeoutMs !== undefined
+        ? { requestTimeoutMs: this.opts.cacheRequestTimeoutMs }
+        : {}),
+    });
     this.caches = caches;
     const enqueueSelf = (o: KubernetesObject) => this.enqueue(o.metadata?.namespace, o.metadata?.name);
     const enqueueOwner = (o: KubernetesObject) =>

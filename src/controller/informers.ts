@@ -2,8 +2,14 @@
  * Read-only caches filled by watches. client-node's informer stops on a non-410 error; this
  * wrapper restarts it with backoff and exposes `synced`, so the controller never syncs from
  * an empty cache after a start or restart. One writer (the informer), many readers.
+ *
+ * Every list, and every watch until its response headers, is bounded by `requestTimeoutMs`:
+ * client-node sets no limit on either, so one request that a peer accepts and never answers
+ * (a dead load balancer, a partition that drops packets) would stall that cache forever and
+ * every rollout with it (test/integration/network-faults.test.ts, blackhole).
  */
 import {
+  type Configuration,
   CoreV1Api,
   CustomObjectsApi,
   type Informer,
@@ -17,6 +23,7 @@ import {
 } from "@kubernetes/client-node";
 import { GROUP, Labels, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
 import type { Logger } from "../util/logger.js";
+import { makeApiClientWith } from "./lease-guard.js";
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
@@ -33,6 +40,24 @@ export interface CacheOptions {
   namespace?: string | undefined;
   logger: Logger;
   restartDelayMs?: number;
+  /** Limit of a list, and of a watch until its headers (default 30 s, half kube's request timeout). */
+  requestTimeoutMs?: number;
+}
+
+export const DEFAULT_CACHE_REQUEST_TIMEOUT_MS = 30_000;
+
+/** `kubeConfig` for watches whose connection gives up when no headers came within `ms`. */
+function watchKubeConfig(kubeConfig: KubeConfig, ms: number): KubeConfig {
+  const bounded = Object.create(kubeConfig) as KubeConfig;
+  // node-fetch's `timeout` runs until the response headers only, so a live watch is not cut.
+  bounded.applyToFetchOptions = async (o) =>
+    Object.assign(await kubeConfig.applyToFetchOptions(o), { timeout: ms });
+  return bounded;
+}
+
+function listApi<T>(opts: CacheOptions, apiClass: new (config: Configuration) => T): T {
+  const ms = opts.requestTimeoutMs ?? DEFAULT_CACHE_REQUEST_TIMEOUT_MS;
+  return makeApiClientWith(opts.kubeConfig, apiClass, (ctx) => ctx.setSignal(AbortSignal.timeout(ms)));
 }
 
 function startCache<T extends KubernetesObject>(
@@ -110,8 +135,12 @@ function customPath(plural: string, namespace?: string): string {
     : `/apis/${GROUP}/${VERSION}/${plural}`;
 }
 
-function customInformer(opts: CacheOptions, plural: string): Watched<KubernetesObject> {
-  const api = opts.kubeConfig.makeApiClient(CustomObjectsApi);
+function customInformer(
+  opts: CacheOptions,
+  watchConfig: KubeConfig,
+  plural: string,
+): Watched<KubernetesObject> {
+  const api = listApi(opts, CustomObjectsApi);
   const ns = opts.namespace;
   const list = async (): Promise<KubernetesListObject<KubernetesObject>> =>
     (ns
@@ -121,7 +150,7 @@ function customInformer(opts: CacheOptions, plural: string): Watched<KubernetesO
           version: VERSION,
           plural,
         })) as KubernetesListObject<KubernetesObject>;
-  return makeInformer(opts.kubeConfig, customPath(plural, ns), list);
+  return makeInformer(watchConfig, customPath(plural, ns), list);
 }
 
 export interface ControllerCaches {
@@ -133,11 +162,15 @@ export interface ControllerCaches {
 
 /** Starts the four caches the controller reads. Pods and claims are limited to petset's own. */
 export function startControllerCaches(opts: CacheOptions): ControllerCaches {
-  const core = opts.kubeConfig.makeApiClient(CoreV1Api);
+  const core = listApi(opts, CoreV1Api);
+  const watchConfig = watchKubeConfig(
+    opts.kubeConfig,
+    opts.requestTimeoutMs ?? DEFAULT_CACHE_REQUEST_TIMEOUT_MS,
+  );
   const ns = opts.namespace;
   const selector = Labels.petSet;
   const pods = makeInformer<V1Pod>(
-    opts.kubeConfig,
+    watchConfig,
     ns ? `/api/v1/namespaces/${ns}/pods` : "/api/v1/pods",
     () =>
       ns
@@ -146,7 +179,7 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
     selector,
   );
   const claims = makeInformer<V1PersistentVolumeClaim>(
-    opts.kubeConfig,
+    watchConfig,
     ns ? `/api/v1/namespaces/${ns}/persistentvolumeclaims` : "/api/v1/persistentvolumeclaims",
     () =>
       ns
@@ -155,8 +188,8 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
     selector,
   );
   return {
-    petSets: startCache("petsets", customInformer(opts, PETSET_PLURAL), opts),
-    versions: startCache("petsetversions", customInformer(opts, VERSION_PLURAL), opts),
+    petSets: startCache("petsets", customInformer(opts, watchConfig, PETSET_PLURAL), opts),
+    versions: startCache("petsetversions", customInformer(opts, watchConfig, VERSION_PLURAL), opts),
     pods: startCache("pods", pods, opts),
     claims: startCache("persistentvolumeclaims", claims, opts),
   };

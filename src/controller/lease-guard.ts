@@ -23,6 +23,7 @@ import {
   type ResponseContext,
   ServerConfiguration,
 } from "@kubernetes/client-node";
+import { abortAfter } from "../util/abort-signal.js";
 import { connectThenCheck } from "./fenced-connection.js";
 
 /** A write was refused because this replica is not sure it holds the Lease. */
@@ -59,7 +60,7 @@ export const unfencedGuard: LeaseGuard = {
 export function writeSignal(guard: LeaseGuard): AbortSignal {
   const remaining = guard.remainingMs();
   if (!Number.isFinite(remaining)) return guard.signal;
-  return AbortSignal.any([guard.signal, AbortSignal.timeout(Math.max(1, Math.ceil(remaining)))]);
+  return abortAfter([guard.signal], Math.ceil(remaining));
 }
 
 export function isLeaseLost(err: unknown): boolean {

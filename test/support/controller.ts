@@ -38,6 +38,8 @@ export interface ControllerTestOptions {
   renewDeadlineMs?: number;
   retryPeriodMs?: number;
   logLevel?: LogLevel;
+  /** Limit of the caches' lists and watch set-ups (the controller's default otherwise). */
+  cacheRequestTimeoutMs?: number;
 }
 
 let counter = 0;
@@ -56,6 +58,9 @@ export async function startController(
     namespace,
     workers: opts.workers ?? 2,
     userAgent: `petset-controller/test (${identity})`,
+    ...(opts.cacheRequestTimeoutMs !== undefined
+      ? { cacheRequestTimeoutMs: opts.cacheRequestTimeoutMs }
+      : {}),
     leaderElection: {
       namespace,
       name: LEASE_NAME,
@@ -112,6 +117,18 @@ export interface ControllerProcess {
   leading: Promise<void>;
 }
 
+export interface ControllerProcessOptions {
+  logLevel?: LogLevel;
+  /** Instead of the cluster's controller kubeconfig (e.g. one through test/chaos/fault-proxy.ts). */
+  kubeConfig?: KubeConfig;
+  /** Node options before the script, e.g. `["--import", "./test/chaos/skew-clock.mjs"]`. */
+  nodeArgs?: string[];
+  /** Added to this process's environment. */
+  env?: Record<string, string>;
+  /** Lease timings in seconds (default 4/3/1). */
+  lease?: { durationS: number; renewDeadlineS: number; retryPeriodS: number };
+}
+
 /**
  * Runs `petset controller --kubeconfig <controller kubeconfig> -n NS --metrics-addr
  * 127.0.0.1:0 --lease-namespace NS` from dist/.
@@ -119,20 +136,19 @@ export interface ControllerProcess {
 export function startControllerProcess(
   cluster: Pick<TestCluster, "controllerKubeConfig">,
   namespace: string,
-  opts: {
-    logLevel?: LogLevel;
-    /** Lease timings in seconds (default 4/3/1). */
-    lease?: { durationS: number; renewDeadlineS: number; retryPeriodS: number };
-  } = {},
+  opts: ControllerProcessOptions = {},
 ): ControllerProcess {
   const lease = opts.lease ?? { durationS: 4, renewDeadlineS: 3, retryPeriodS: 1 };
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npx tsc -p tsconfig.build.json first`);
   const dir = mkdtempSync(join(tmpdir(), "petset-ctl-"));
   const kubeconfig = join(dir, "kubeconfig");
-  writeFileSync(kubeconfig, cluster.controllerKubeConfig.exportConfig(), { mode: 0o600 });
+  writeFileSync(kubeconfig, (opts.kubeConfig ?? cluster.controllerKubeConfig).exportConfig(), {
+    mode: 0o600,
+  });
   const child = spawn(
     process.execPath,
     [
+      ...(opts.nodeArgs ?? []),
       CLI,
       "controller",
       "--kubeconfig",
@@ -154,7 +170,7 @@ export function startControllerProcess(
       "--log-level",
       opts.logLevel ?? "info",
     ],
-    { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"] },
+    { cwd: REPO_ROOT, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, ...opts.env } },
   );
   let stderr = "";
   let markLeading: () => void = () => {};

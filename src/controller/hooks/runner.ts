@@ -22,6 +22,7 @@ import {
   type PetSetVersion,
   versionName,
 } from "../../api/index.js";
+import { abortAfter } from "../../util/abort-signal.js";
 import type { EventRecorder } from "../event-recorder.js";
 import { runExec } from "./exec-handler.js";
 import { runExternal, withdrawExternal } from "./external-handler.js";
@@ -168,9 +169,9 @@ export class HookRunner {
     this.inFlight.set(id, f);
     const deadline = Date.parse(run.record.startedAt) + run.spec.timeoutSeconds * 1000;
     const left = Math.max(0, deadline - this.deps.clock.now());
-    const signals = [abort.signal, AbortSignal.timeout(left)];
+    const signals = [abort.signal];
     if (this.deps.signal !== undefined) signals.push(this.deps.signal);
-    const signal = AbortSignal.any(signals);
+    const signal = abortAfter(signals, left);
     const log = this.deps.logger.child({ hook: run.record.hook, id, attempt: run.record.attempts });
     log.info({ handler: run.record.handler }, "hook run started");
     const handler = HANDLERS[run.record.handler];

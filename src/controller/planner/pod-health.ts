@@ -45,7 +45,10 @@ export function availableAt(pod: PodView, minReadyMs: number): number | undefine
 /** Running, Ready, not terminating, and Ready for at least minReadySeconds. */
 export function isAvailable(pod: PodView, minReadyMs: number, now: number): boolean {
   const at = availableAt(pod, minReadyMs);
-  return at !== undefined && at <= now;
+  // As kube's IsPodAvailable: without minReadySeconds a Ready pod is available whatever the
+  // clocks say. Its Ready time is the kubelet's clock; a controller whose clock is behind
+  // would otherwise hold every pet unavailable for the skew (docs/reliability.md).
+  return at !== undefined && (minReadyMs <= 0 || at <= now);
 }
 
 /**

@@ -53,6 +53,14 @@ describe("podViewFromV1Pod", () => {
     });
   });
 
+  it("regression (clock skew): a Ready pod is available at once without minReadySeconds, even Ready 'in the future'", () => {
+    // The controller's clock 30 s behind the kubelet's: the Ready time is ahead of `now`.
+    const view = podViewFromV1Pod(pod);
+    const readyAt = view.readySince ?? view.createdAt;
+    expect(isAvailable(view, 0, readyAt - 30_000)).toBe(true);
+    expect(isAvailable(view, 10_000, readyAt - 30_000)).toBe(false);
+  });
+
   it("treats a normalised running image as the same image (not an in-place update)", () => {
     expect(isAvailable(podViewFromV1Pod(pod), 0, 6000)).toBe(true);
     expect(isAvailable(podViewFromV1Pod(pod), 10_000, 6000)).toBe(false);
