@@ -207,8 +207,7 @@ export async function compareWithStatefulSet(ctx: BenchContext, pets: number, ru
       }
       const ps = summarize(results.petset, pets, maxUnavailable);
       const sts = summarize(results.statefulset, pets, maxUnavailable);
-      const ratio = (k: "wallTime" | "writesPerPet" | "cpuPerPet") =>
-        m(med(ps, k) / med(sts, k), "petset/statefulset (medians)");
+      const ratio = (k: "wallTime" | "writesPerPet" | "cpuPerPet") => m(med(ps, k) / med(sts, k), "×");
       scenarios[`maxUnavailable${maxUnavailable}`] = {
         maxUnavailable,
         petset: ps,

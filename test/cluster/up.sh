@@ -338,6 +338,7 @@ apply_manifests() {
 # the garbage collector knows the kind.
 gc_probe_gone() { ! kubectl_admin -n default get petset petset-gc-probe >/dev/null 2>&1; }
 gc_probe() {
+  [[ ",${kcm_controllers}," == *,garbagecollector,* ]] || return 0
   kubectl_admin get crd petsets.petset.dev >/dev/null 2>&1 || return 0
   kubectl_admin -n default apply -f - >/dev/null <<'PROBE'
 apiVersion: petset.dev/v1alpha1
