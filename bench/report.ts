@@ -62,21 +62,44 @@ const TABLES: Record<string, Row[]> = {
     ["petset: controller CPU (total, average)", "petset.controller.cpuTime|petset.controller.cpuAverage"],
     ["petset: controller RSS peak", "petset.controller.rssPeak"],
     [
-      "comparison cluster, petset: create / rollout",
-      "comparison.petset.createWallTime|comparison.petset.rolloutWallTime",
+      "maxUnavailable 1, wall time: petset / statefulset (medians)",
+      "comparison.scenarios.maxUnavailable1.petset.wallTime.median|comparison.scenarios.maxUnavailable1.statefulset.wallTime.median",
     ],
     [
-      "comparison cluster, statefulset: create / rollout",
-      "comparison.statefulset.createWallTime|comparison.statefulset.rolloutWallTime",
+      "maxUnavailable 1, API writes per pet: petset / statefulset (medians)",
+      "comparison.scenarios.maxUnavailable1.petset.writesPerPet.median|comparison.scenarios.maxUnavailable1.statefulset.writesPerPet.median",
     ],
     [
-      "statefulset: kube-controller-manager CPU during rollout",
-      "comparison.statefulset.kubeControllerManager.cpuTime",
+      "maxUnavailable 1, controller CPU per pet: petset / statefulset (medians)",
+      "comparison.scenarios.maxUnavailable1.petset.cpuPerPet.median|comparison.scenarios.maxUnavailable1.statefulset.cpuPerPet.median",
     ],
-    ["petset: controller CPU during rollout there", "comparison.petset.controller.cpuTime"],
     [
-      "ratio petset/statefulset: rollout, create",
-      "comparison.ratio.rolloutWallTime|comparison.ratio.createWallTime",
+      "maxUnavailable 1, overhead per pet above kubelet: petset / statefulset (medians)",
+      "comparison.scenarios.maxUnavailable1.petset.overheadPerPet.median|comparison.scenarios.maxUnavailable1.statefulset.overheadPerPet.median",
+    ],
+    [
+      "maxUnavailable 1, ratio wall / writes / CPU",
+      "comparison.scenarios.maxUnavailable1.ratio.wallTime|comparison.scenarios.maxUnavailable1.ratio.writesPerPet|comparison.scenarios.maxUnavailable1.ratio.cpuPerPet",
+    ],
+    [
+      "maxUnavailable 10, wall time: petset / statefulset (medians)",
+      "comparison.scenarios.maxUnavailable10.petset.wallTime.median|comparison.scenarios.maxUnavailable10.statefulset.wallTime.median",
+    ],
+    [
+      "maxUnavailable 10, API writes per pet: petset / statefulset (medians)",
+      "comparison.scenarios.maxUnavailable10.petset.writesPerPet.median|comparison.scenarios.maxUnavailable10.statefulset.writesPerPet.median",
+    ],
+    [
+      "maxUnavailable 10, controller CPU per pet: petset / statefulset (medians)",
+      "comparison.scenarios.maxUnavailable10.petset.cpuPerPet.median|comparison.scenarios.maxUnavailable10.statefulset.cpuPerPet.median",
+    ],
+    [
+      "maxUnavailable 10, overhead per pet above kubelet: petset / statefulset (medians)",
+      "comparison.scenarios.maxUnavailable10.petset.overheadPerPet.median|comparison.scenarios.maxUnavailable10.statefulset.overheadPerPet.median",
+    ],
+    [
+      "maxUnavailable 10, ratio wall / writes / CPU",
+      "comparison.scenarios.maxUnavailable10.ratio.wallTime|comparison.scenarios.maxUnavailable10.ratio.writesPerPet|comparison.scenarios.maxUnavailable10.ratio.cpuPerPet",
     ],
   ],
 };

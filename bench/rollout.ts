@@ -1,16 +1,17 @@
 /**
  * Rollout (issue 6): N pets from one image to another. Wall time, API writes per pet
  * update (the controller's petset_api_writes_total), controller CPU and RSS. On the real
- * backend, optionally the built-in StatefulSet controller with the same template and
- * readiness, as a ratio petset/statefulset.
+ * backend, optionally side by side with the built-in StatefulSet controller
+ * (rollout-compare.ts).
  */
 import { join } from "node:path";
-import { type Backend, readPid, startPrivateStatefulSetCluster } from "./support/backends.js";
+import { compareWithStatefulSet } from "./rollout-compare.js";
+import type { Backend } from "./support/backends.js";
 import type { BenchContext, Benchmark, BenchOutput } from "./support/bench.js";
-import { imagePatch, MERGE_PATCH, petSetManifest, petSetsPath, podTemplate } from "./support/petsets.js";
+import { imagePatch, MERGE_PATCH, petSetManifest, petSetsPath } from "./support/petsets.js";
 import { ProcSampler } from "./support/proc.js";
 import { startController, writesBetween } from "./support/processes.js";
-import { type Measurement, m, waitFor } from "./support/stats.js";
+import { m, waitFor } from "./support/stats.js";
 
 const SIZES = { small: { pets: 20 }, full: { pets: 100 } } as const;
 const FROM = "nginx:1.26";
@@ -120,57 +121,6 @@ async function petSetRollout(ctx: BenchContext, backend: Backend, pets: number) 
   }
 }
 
-function statefulSetManifest(pets: number, image: string) {
-  return {
-    apiVersion: "apps/v1",
-    kind: "StatefulSet",
-    metadata: { name: NAME },
-    spec: {
-      replicas: pets,
-      serviceName: NAME,
-      selector: { matchLabels: { app: NAME } },
-      podManagementPolicy: "OrderedReady",
-      updateStrategy: { type: "RollingUpdate" },
-      template: podTemplate(NAME, image),
-    },
-  };
-}
-
-async function statefulSetRollout(ctx: BenchContext, backend: Backend, pets: number) {
-  const { http } = backend;
-  const ns = await backend.namespace("bench-sts");
-  const base = `/apis/apps/v1/namespaces/${ns}/statefulsets`;
-  const path = `${base}/${NAME}`;
-  try {
-    const kcm = readPid("kube-controller-manager", backend.clusterDir);
-    ctx.log(`statefulset: create ${pets} pets`);
-    const createSampler = new ProcSampler(kcm).start();
-    await http.json("POST", base, statefulSetManifest(pets, FROM));
-    const createSeconds = await timeUntilSettled(backend, path, pets);
-    const createProc = createSampler.stop();
-    ctx.log(`statefulset: roll ${FROM} -> ${TO}`);
-    const sampler = new ProcSampler(kcm).start();
-    await http.json("PATCH", path, imagePatch(NAME, TO), MERGE_PATCH);
-    const rolloutSeconds = await timeUntilSettled(backend, path, pets);
-    const proc = sampler.stop();
-    const verified = await verifyPods(backend, ns, pets, TO);
-    ctx.log(`statefulset: rollout ${rolloutSeconds.toFixed(1)} s, pods verified: ${verified}`);
-    return {
-      createWallTime: m(createSeconds, "s"),
-      createKubeControllerManager: createProc,
-      rolloutWallTime: m(rolloutSeconds, "s"),
-      rolloutPerPet: m((rolloutSeconds / pets) * 1000, "ms/pet"),
-      kubeControllerManager: proc,
-      podsVerified: verified,
-    };
-  } finally {
-    await backend.deleteNamespace(ns);
-  }
-}
-
-const ratio = (a: Measurement | undefined, b: Measurement | undefined): Measurement =>
-  m(a && b && b.value > 0 ? a.value / b.value : Number.NaN, "petset/statefulset");
-
 export const rolloutBenchmark: Benchmark = {
   name: "rollout",
   description: "rollout of N pets from one image to another; on real optionally vs StatefulSet",
@@ -181,35 +131,21 @@ export const rolloutBenchmark: Benchmark = {
     const petset = await petSetRollout(ctx, ctx.backend, pets);
     const results: Record<string, unknown> = { petset };
     const notes = [
-      "Both the PetSet and the StatefulSet use OrderedReady, RollingUpdate one pet at a time (maxUnavailable 1 is the PetSet default; StatefulSet's maxUnavailable needs the MaxUnavailableStatefulSet feature gate, off here, so it runs its default one-at-a-time), the same pod template and the same simulated kubelet.",
+      "petset: OrderedReady, RollingUpdate one pet at a time (maxUnavailable 1, the default) with the simulated kubelet of the backend.",
       "Wall time: from the write until status shows every pet updated and Ready (observedGeneration caught up; status polled every 200 ms). Pods are then checked directly.",
       "API writes: petset_api_writes_total delta over the rollout (pods, versions, status, events, annotations).",
     ];
     const server: Record<string, unknown> = {};
     if (ctx.backend.name === "real" && ctx.statefulSet) {
-      ctx.log("starting a private control plane with the StatefulSet controller");
-      const cluster = await startPrivateStatefulSetCluster();
-      try {
-        const petsetThere = await petSetRollout(ctx, cluster, pets);
-        const sts = await statefulSetRollout(ctx, cluster, pets);
-        results.comparison = {
-          cluster:
-            "a private control plane (own etcd, apiserver, kcm with statefulset, scheduler, kwok; same binaries and kwok stages), both controllers in turn",
-          petset: petsetThere,
-          statefulset: sts,
-          ratio: {
-            rolloutWallTime: ratio(petsetThere.rolloutWallTime, sts.rolloutWallTime),
-            createWallTime: ratio(petsetThere.createWallTime, sts.createWallTime),
-          },
-        };
-        notes.push(
-          "The comparison runs on a private second control plane started for it (test/cluster/up.sh with its own PETSET_CLUSTER_DIR and PETSET_CLUSTER_STATEFULSET=1), so the shared cluster is never restarted; petset runs there too, so the ratio compares like with like.",
-          "StatefulSet CPU/RSS are the whole kube-controller-manager's (all its controllers), so they bound the StatefulSet controller's from above.",
-        );
-      } finally {
-        await cluster.stop();
-      }
-      server.statefulSetComparison = "private control plane";
+      const runs = ctx.sizes.runs ?? 3;
+      results.comparison = await compareWithStatefulSet(ctx, ctx.sizes.comparePets ?? pets, runs);
+      notes.push(
+        "comparison: a private control plane started for it (test/cluster/up.sh with its own state dir and PETSET_CLUSTER_PROFILE=statefulset-bench: kube-controller-manager runs only statefulset, namespace, serviceaccount and nodelifecycle, with the MaxUnavailableStatefulSet gate on kube-apiserver and kube-controller-manager), so kube-controller-manager's CPU is the StatefulSet controller's (plus nodelifecycle's few-second node checks).",
+        "comparison: both kinds with podManagementPolicy Parallel and RollingUpdate maxUnavailable 1 and 10, the same pod template; for each maxUnavailable `runsPerController` rounds, each round runs both in turn (petset first in even rounds, StatefulSet first in odd ones), each in a fresh namespace that is deleted and gone before the next. Median, min, max and every run are reported.",
+        "comparison: wall time from the image patch until status shows every pet updated and Ready (polled every 50 ms). API writes: kube-apiserver's audit log, writes into the namespace by the controller's user (petset-controller; system:serviceaccount:kube-system:statefulset-controller), from the patch until 2 s after settled. CPU: /proc of the petset controller process and of kube-controller-manager over the rollout.",
+        "comparison: kubeletPerPet is the simulated kubelet's own time from the audit log (controller's pod delete to kwok's final delete, plus controller's pod create to kwok's first status write, which includes scheduling); overheadPerPet = (wall time - kubelet time / min(maxUnavailable, pets)) / pets.",
+      );
+      server.statefulSetComparison = "private control plane, profile statefulset-bench";
     } else if (ctx.backend.name === "real") {
       notes.push("StatefulSet comparison not run (pass --statefulset).");
     }

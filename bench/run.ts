@@ -28,6 +28,8 @@ interface Flags {
   changes?: number;
   gcVersions?: number;
   pets?: number;
+  runs?: number;
+  comparePets?: number;
 }
 
 const count = (v: string) => {
@@ -47,14 +49,16 @@ const program = new Command()
   .option("--out <dir>", "results directory", "bench/results")
   .option(
     "--statefulset",
-    "rollout on real: also time the built-in StatefulSet controller (restarts the shared cluster with PETSET_CLUSTER_STATEFULSET=1, then restores it)",
+    "rollout on real: also side by side with the built-in StatefulSet controller on a private control plane (bench/rollout-compare.ts)",
     false,
   )
   .option("--controller-cpu-prof <dir>", "run the controller under node --cpu-prof, profiles into <dir>")
   .option("--petsets <n>", "versions: PetSets (overrides --scale)", count)
   .option("--changes <n>", "versions: template changes per PetSet (overrides --scale)", count)
   .option("--gc-versions <n>", "versions: excess versions the GC collects (overrides --scale)", count)
-  .option("--pets <n>", "rollout: pets (overrides --scale)", count);
+  .option("--pets <n>", "rollout: pets (overrides --scale)", count)
+  .option("--runs <n>", "rollout --statefulset: rounds per maxUnavailable (default 3)", count)
+  .option("--compare-pets <n>", "rollout --statefulset: pets in the comparison (default --pets)", count);
 
 async function main(): Promise<void> {
   // Exit handlers stop the child processes (controller, petset dev) on Ctrl-C too.
@@ -92,6 +96,8 @@ async function main(): Promise<void> {
             changes: flags.changes,
             gcVersions: flags.gcVersions,
             pets: flags.pets,
+            runs: flags.runs,
+            comparePets: flags.comparePets,
           },
           log,
         });

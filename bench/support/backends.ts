@@ -45,8 +45,12 @@ export interface Backend {
 export interface BackendOptions {
   /** Simulated kubelet: ms from Running to Ready (embedded only). */
   readyDelayMs?: number;
-  /** Real only: PETSET_CLUSTER_STATEFULSET=1 for up.sh (restarts the shared cluster). */
-  statefulSetController?: boolean;
+  /**
+   * Real only: PETSET_CLUSTER_PROFILE for up.sh. `statefulset-bench`: kube-controller-manager
+   * runs only what a StatefulSet needs, with the MaxUnavailableStatefulSet gate (only for a
+   * private state dir: a changed profile restarts that cluster).
+   */
+  profile?: "statefulset-bench";
 }
 
 export function realClusterDir(): string {
@@ -57,12 +61,13 @@ export function realClusterDir(): string {
  * Runs test/cluster/up.sh (idempotent) for the state dir `clusterDir` and returns the admin
  * kubeconfig path it prints.
  */
-export async function clusterUp(statefulSet: boolean, clusterDir = realClusterDir()): Promise<string> {
-  const env = {
-    ...process.env,
-    PETSET_CLUSTER_DIR: clusterDir,
-    PETSET_CLUSTER_STATEFULSET: statefulSet ? "1" : "0",
-  };
+export async function clusterUp(
+  profile: BackendOptions["profile"],
+  clusterDir = realClusterDir(),
+): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, PETSET_CLUSTER_DIR: clusterDir };
+  if (profile) env.PETSET_CLUSTER_PROFILE = profile;
+  else delete env.PETSET_CLUSTER_PROFILE;
   const { stdout } = await execFileAsync("bash", [join(REPO_ROOT, "test", "cluster", "up.sh")], {
     cwd: REPO_ROOT,
     env,
@@ -164,7 +169,7 @@ async function serverVersion(http: KubeHttp): Promise<string> {
 }
 
 async function startReal(o: BackendOptions, clusterDir = realClusterDir()): Promise<Backend> {
-  const kubeconfigPath = await clusterUp(o.statefulSetController ?? false, clusterDir);
+  const kubeconfigPath = await clusterUp(o.profile, clusterDir);
   const controllerKubeconfigPath = join(clusterDir, "kubeconfig-controller");
   const kubeConfig = loadKubeConfig({ kubeconfig: kubeconfigPath });
   const http = await KubeHttp.create(kubeConfig);
@@ -207,12 +212,19 @@ const COMPONENTS = ["kwok", "kube-scheduler", "kube-controller-manager", "kube-a
  * it, then removes the dir.
  */
 export async function startPrivateStatefulSetCluster(): Promise<Backend> {
-  const clusterDir = mkdtempSync(join(tmpdir(), "petset-bench-cluster-"));
-  const backend = await startReal({ statefulSetController: true }, clusterDir);
+  // PETSET_BENCH_CLUSTER_DIR: a state dir of one's own, reused across runs and left running.
+  const kept = process.env.PETSET_BENCH_CLUSTER_DIR;
+  const clusterDir = kept ?? mkdtempSync(join(tmpdir(), "petset-bench-cluster-"));
+  const backend = await startReal({ profile: "statefulset-bench" }, clusterDir);
   const stopBackend = backend.stop;
+  if (kept)
+    return {
+      ...backend,
+      describe: { ...backend.describe, kind: "private control plane for the comparison" },
+    };
   return {
     ...backend,
-    describe: { ...backend.describe, kind: `private control plane for the comparison (${clusterDir})` },
+    describe: { ...backend.describe, kind: "private control plane for the comparison" },
     async stop() {
       await stopBackend();
       for (const name of COMPONENTS) await stopOwnProcess(clusterDir, name);

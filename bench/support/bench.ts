@@ -8,6 +8,9 @@ export interface SizeOverrides {
   changes?: number;
   gcVersions?: number;
   pets?: number;
+  /** rollout --statefulset: rounds per maxUnavailable, and pets in the comparison. */
+  runs?: number;
+  comparePets?: number;
 }
 
 export interface BenchContext {

@@ -23,6 +23,7 @@ import { type ControllerMetrics, createMetrics } from "./metrics.js";
 import { createPetSetClient } from "./petset-client.js";
 import { createPodControl } from "./pod-control.js";
 import { KeyQueue } from "./queue.js";
+import { DEFAULT_STATUS_PROGRESS_INTERVAL_MS, StatusWriteLimiter } from "./status-coalescing.js";
 import { type SyncContext, type SyncResult, syncPetSet } from "./sync.js";
 
 export interface ControllerOptions {
@@ -35,6 +36,11 @@ export interface ControllerOptions {
   metrics?: ControllerMetrics;
   /** How long a sync waits for the caches to show the controller's own writes (default 30 s). */
   expectationsTimeoutMs?: number;
+  /**
+   * At most one progress-only status write per PetSet per this many ms (status-coalescing.ts;
+   * default 1000, 0 writes every change at once). Condition changes are always written at once.
+   */
+  statusProgressIntervalMs?: number;
   /** Names this replica in the User-Agent of its requests (audit logs tell replicas apart). */
   userAgent?: string;
   /** Limit of the caches' lists and watch set-ups (default 30 s; see informers.ts). */
@@ -198,6 +204,9 @@ export class PetSetController {
       hooks,
       expectations: this.expectations,
       signal: guard.signal,
+      statusWrites: new StatusWriteLimiter(
+        this.opts.statusProgressIntervalMs ?? DEFAULT_STATUS_PROGRESS_INTERVAL_MS,
+      ),
     };
   }
 

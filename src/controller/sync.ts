@@ -53,6 +53,7 @@ import type { PetSetReader, PetSetWriter, StatusUpdater, VersionControl } from "
 import { claimViewFromV1, planRollout, podViewFromV1Pod } from "./planner/index.js";
 import type { PodControl } from "./pod-control.js";
 import { forgetPetSetGauges, updatePetSetGauges } from "./pod-gauges.js";
+import type { StatusWriteLimiter } from "./status-coalescing.js";
 import { canonicalStatus, withCondition } from "./status-compare.js";
 import { awaitExpectations } from "./sync-expectations.js";
 import { collectHistory } from "./sync-history.js";
@@ -74,6 +75,8 @@ export interface SyncContext {
   signal?: AbortSignal;
   /** Runs the hooks the plans start (hooks/runner.ts); none in tests of the sync alone. */
   hooks?: HookRunner;
+  /** Coalesces progress-only status writes (status-coalescing.ts); none: every change at once. */
+  statusWrites?: StatusWriteLimiter;
 }
 
 export interface SyncResult {
@@ -93,6 +96,7 @@ export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncRes
   const raw = ctx.caches.petSets.get(name, namespace);
   if (!raw) {
     ctx.hooks?.forget(key);
+    ctx.statusWrites?.forget(key);
     ctx.metrics.conditions.forget(namespace, name);
     await forgetPetSetGauges(ctx.metrics, { namespace, petSet: name });
     return {};
@@ -321,18 +325,28 @@ async function syncParsed(
     await ctx.events.record(target, { type: e.type, reason: e.reason, message: e.message });
   }
   ctx.metrics.conditions.report(namespace, name, status.conditions);
-  await writeStatus(ctx, written, status, expect);
+  const deferredMs = await writeStatus(ctx, written, status, expect);
+  // A progress-only status held back is written by the sync this requeue runs.
+  if (deferredMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? deferredMs, deferredMs);
   return requeueAfterMs === undefined ? {} : { requeueAfterMs };
 }
 
+/** Writes the status when it changed; returns in how many ms to retry a write held back. */
 async function writeStatus(
   ctx: SyncContext,
   petSet: PetSet,
   status: PetSetStatus,
   expect: (e: Expectation) => void,
-): Promise<void> {
+): Promise<number | undefined> {
   const current = PetSetStatusSchema.safeParse(petSet.status ?? {});
-  if (current.success && canonicalStatus(current.data) === canonicalStatus(status)) return;
+  if (current.success && canonicalStatus(current.data) === canonicalStatus(status)) return undefined;
+  const key = `${petSet.metadata.namespace ?? "default"}/${petSet.metadata.name ?? ""}`;
+  const now = ctx.clock.now();
+  if (ctx.statusWrites && petSet.status !== undefined && current.success) {
+    const decision = ctx.statusWrites.decide(key, now, current.data, status);
+    if (!decision.write) return decision.retryInMs;
+  }
+  ctx.statusWrites?.wrote(key, now);
   const from = petSet.metadata.resourceVersion ?? "";
   expect({
     kind: "changed",
@@ -352,6 +366,7 @@ async function writeStatus(
     // A newer PetSet is in the cache already or soon: its event re-runs the sync.
     if (!isConflict(err) && !isNotFound(err)) throw err;
   }
+  return undefined;
 }
 
 async function reportRefusal(ctx: SyncContext, raw: KubernetesObject, message: string): Promise<void> {

@@ -13,6 +13,12 @@
 #   PETSET_CLUSTER_TIMEOUT      seconds to wait for each component (default 120)
 #   PETSET_ETCD_FSYNC           1: let etcd fsync (default: --unsafe-no-fsync, test data)
 #   PETSET_CLUSTER_SKIP_CRDS    1: do not install crds/*.yaml (default: install when present)
+#   PETSET_CLUSTER_PROFILE      test (default) | statefulset-bench: kube-controller-manager runs
+#                               only what a StatefulSet needs (statefulset, namespace,
+#                               serviceaccount, nodelifecycle), so its CPU is the StatefulSet
+#                               controller's, and kube-apiserver and kube-controller-manager run
+#                               with the MaxUnavailableStatefulSet feature gate (bench/rollout-
+#                               compare.ts; use a state dir of its own, not the test cluster's)
 #   KUBECTL                     kubectl to use (default: kubectl in PATH)
 # Files written into the state dir: kubeconfig (admin, group system:masters),
 # kubeconfig-controller (user petset-controller, RBAC from deploy/rbac.yaml),
@@ -34,11 +40,22 @@ kubectl_bin="${KUBECTL:-kubectl}"
 # The job and ttl-after-finished controllers run Jobs (lifecycle hooks' `job` handler;
 # test/integration/jobs.test.ts); kwok-stages/job-pod.yaml finishes their pods.
 kcm_controllers="garbagecollector,namespace,serviceaccount,serviceaccount-token,nodelifecycle,pvc-protection,pv-protection,podgc,persistentvolume-binder,statefulset,job,ttl-after-finished"
+feature_gates=()
+case "${PETSET_CLUSTER_PROFILE:-test}" in
+  test) ;;
+  statefulset-bench)
+    # No garbage collector (it watches every resource), no volume, job or pod GC controllers:
+    # the namespace controller empties deleted namespaces; nodelifecycle lifts the not-ready taint.
+    kcm_controllers="statefulset,namespace,serviceaccount,nodelifecycle"
+    feature_gates=(--feature-gates=MaxUnavailableStatefulSet=true)
+    ;;
+  *) echo "cluster: ERROR: PETSET_CLUSTER_PROFILE: unknown profile ${PETSET_CLUSTER_PROFILE}" >&2; exit 1 ;;
+esac
 
 # What the running processes were started with: a change (controllers, settings,
 # versions, kwok stages, this script) makes up.sh restart the cluster, keeping its data.
 fingerprint="$( {
-  echo "${kcm_controllers} nodes=${node_count} fsync=${PETSET_ETCD_FSYNC:-0}"
+  echo "${kcm_controllers} nodes=${node_count} fsync=${PETSET_ETCD_FSYNC:-0} ${feature_gates[*]}"
   cat "${cluster_script_dir}/versions.env" "${cluster_script_dir}"/kwok-stages/*.yaml "${BASH_SOURCE[0]}"
 } | sha256sum | cut -d' ' -f1)"
 
@@ -321,6 +338,7 @@ apply_manifests() {
 # the garbage collector knows the kind.
 gc_probe_gone() { ! kubectl_admin -n default get petset petset-gc-probe >/dev/null 2>&1; }
 gc_probe() {
+  [[ ",${kcm_controllers}," == *,garbagecollector,* ]] || return 0
   kubectl_admin get crd petsets.petset.dev >/dev/null 2>&1 || return 0
   kubectl_admin -n default apply -f - >/dev/null <<'PROBE'
 apiVersion: petset.dev/v1alpha1
@@ -463,6 +481,7 @@ start kube-apiserver \
   --kubelet-certificate-authority="${pki_dir}/ca.crt" \
   --kubelet-preferred-address-types=InternalIP \
   --profiling=false \
+  ${feature_gates[@]+"${feature_gates[@]}"} \
   --v=1
 wait_for kube-apiserver "kube-apiserver /readyz" apiserver_ready
 
@@ -489,6 +508,7 @@ start kube-controller-manager \
   --kube-api-qps=100 \
   --kube-api-burst=200 \
   --profiling=false \
+  ${feature_gates[@]+"${feature_gates[@]}"} \
   --v=1
 kcm_healthy() { [[ "$(curl -fsSk --max-time 2 "https://127.0.0.1:${KCM_PORT}/healthz")" == "ok" ]]; }
 

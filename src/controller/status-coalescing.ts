@@ -1,0 +1,84 @@
+/**
+ * Status-write coalescing. During a rollout every pod transition (deleted, created, Running,
+ * Ready) changes a count in the PetSet's status, and each change was its own status write:
+ * ~4 per pet, most of the controller's API writes. A status that differs from the stored one
+ * only in progress (the replica counts, `ready`, and condition messages, with every condition's
+ * type, status and reason unchanged) is written at most once per interval per PetSet; the last
+ * one of a burst is written when the interval ends (the sync is requeued for it). Anything else
+ * (a condition turning, a new observedGeneration or version, hooks, steps) is written at once.
+ */
+import type { Condition, PetSetStatus } from "../api/index.js";
+import { canonicalStatus } from "./status-compare.js";
+
+/** Default: at most one progress-only status write per PetSet per second. */
+export const DEFAULT_STATUS_PROGRESS_INTERVAL_MS = 1_000;
+
+/** Fields that only say how far a rollout got. */
+const PROGRESS_FIELDS = [
+  "replicas",
+  "readyReplicas",
+  "availableReplicas",
+  "currentReplicas",
+  "updatedReplicas",
+  "ready",
+] as const;
+
+function withoutProgress(status: PetSetStatus): PetSetStatus {
+  const out: Record<string, unknown> = { ...status };
+  for (const f of PROGRESS_FIELDS) delete out[f];
+  out.conditions = status.conditions.map((c: Condition) => ({ ...c, message: undefined }));
+  return out as PetSetStatus;
+}
+
+/**
+ * True when `next` differs from `previous` only in progress: counts, `ready` and condition
+ * messages. Conditions are compared as sets by type (their order is not meaningful).
+ */
+export function progressOnly(previous: PetSetStatus, next: PetSetStatus): boolean {
+  const byType = (s: PetSetStatus): PetSetStatus => ({
+    ...s,
+    conditions: [...s.conditions].sort((a, b) => a.type.localeCompare(b.type)),
+  });
+  return (
+    canonicalStatus(withoutProgress(byType(previous))) === canonicalStatus(withoutProgress(byType(next)))
+  );
+}
+
+export type StatusWriteDecision = { write: true } | { write: false; retryInMs: number };
+
+/**
+ * Remembers when each PetSet's status was last written (in memory: a new leader starts with
+ * none, so its first write is prompt) and decides whether a progress-only change waits.
+ */
+export class StatusWriteLimiter {
+  private readonly lastWrite = new Map<string, number>();
+
+  constructor(readonly intervalMs = DEFAULT_STATUS_PROGRESS_INTERVAL_MS) {}
+
+  decide(
+    key: string,
+    now: number,
+    previous: PetSetStatus | undefined,
+    next: PetSetStatus,
+  ): StatusWriteDecision {
+    if (this.intervalMs <= 0 || previous === undefined || !progressOnly(previous, next))
+      return { write: true };
+    const last = this.lastWrite.get(key);
+    if (last === undefined || now - last >= this.intervalMs) return { write: true };
+    return { write: false, retryInMs: Math.max(1, last + this.intervalMs - now) };
+  }
+
+  /** Call after a status write was sent. */
+  wrote(key: string, now: number): void {
+    this.lastWrite.set(key, now);
+  }
+
+  /** The PetSet is gone. */
+  forget(key: string): void {
+    this.lastWrite.delete(key);
+  }
+
+  get size(): number {
+    return this.lastWrite.size;
+  }
+}

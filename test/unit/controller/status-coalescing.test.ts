@@ -1,0 +1,117 @@
+/**
+ * Status-write coalescing (src/controller/status-coalescing.ts): progress-only changes wait
+ * for the interval, condition changes never do, and a sync that held a status back asks to
+ * run again when it may be written.
+ */
+import { describe, expect, it } from "vitest";
+import type { PetSetStatus } from "../../../src/api/index.js";
+import { progressOnly, StatusWriteLimiter } from "../../../src/controller/status-coalescing.js";
+import { syncPetSet } from "../../../src/controller/sync.js";
+import { FakeWorld, petSetObject } from "./fake-world.js";
+
+function status(
+  over: Partial<PetSetStatus> = {},
+  reason = "RollingOut",
+  message = "1 of 3 pets",
+): PetSetStatus {
+  return {
+    replicas: 3,
+    readyReplicas: 1,
+    availableReplicas: 1,
+    currentReplicas: 2,
+    updatedReplicas: 1,
+    currentVersion: 1,
+    updateVersion: 2,
+    observedGeneration: 2,
+    ready: "1/3",
+    conditions: [
+      { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "2 of 3 available" },
+      { type: "Progressing", status: "True", reason, message, lastTransitionTime: "2026-01-01T00:00:00Z" },
+    ],
+    ...over,
+  };
+}
+
+describe("progressOnly", () => {
+  it("counts, ready and condition messages are progress", () => {
+    const next = status({ readyReplicas: 2, updatedReplicas: 2, ready: "2/3" }, "RollingOut", "2 of 3 pets");
+    expect(progressOnly(status(), next)).toBe(true);
+  });
+
+  it("the same conditions in another order are still progress only", () => {
+    const prev = status();
+    expect(progressOnly(prev, { ...prev, conditions: [...prev.conditions].reverse() })).toBe(true);
+  });
+
+  it("a condition's reason or status, a version or the generation is not", () => {
+    expect(progressOnly(status(), status({}, "RolloutComplete"))).toBe(false);
+    expect(progressOnly(status(), status({ currentVersion: 2 }))).toBe(false);
+    expect(progressOnly(status(), status({ observedGeneration: 3 }))).toBe(false);
+    const prev = status();
+    const turned = {
+      ...prev,
+      conditions: prev.conditions.map((c) =>
+        c.type === "Available" ? { ...c, status: "False" as const } : c,
+      ),
+    };
+    expect(progressOnly(prev, turned)).toBe(false);
+  });
+});
+
+describe("StatusWriteLimiter", () => {
+  const progress = status({ readyReplicas: 2 });
+
+  it("writes the first progress at once, then holds progress until the interval ends", () => {
+    const limiter = new StatusWriteLimiter(1_000);
+    expect(limiter.decide("ns/a", 10_000, status(), progress)).toEqual({ write: true });
+    limiter.wrote("ns/a", 10_000);
+    expect(limiter.decide("ns/a", 10_300, status(), progress)).toEqual({ write: false, retryInMs: 700 });
+    expect(limiter.decide("ns/a", 11_000, status(), progress)).toEqual({ write: true });
+    // Another PetSet has its own interval.
+    expect(limiter.decide("ns/b", 10_300, status(), progress)).toEqual({ write: true });
+  });
+
+  it("never holds a condition change, nor anything when the interval is 0", () => {
+    const limiter = new StatusWriteLimiter(1_000);
+    limiter.wrote("ns/a", 10_000);
+    expect(limiter.decide("ns/a", 10_001, status(), status({}, "RolloutComplete"))).toEqual({ write: true });
+    const off = new StatusWriteLimiter(0);
+    off.wrote("ns/a", 10_000);
+    expect(off.decide("ns/a", 10_001, status(), progress)).toEqual({ write: true });
+  });
+
+  it("forgets a deleted PetSet", () => {
+    const limiter = new StatusWriteLimiter(1_000);
+    limiter.wrote("ns/a", 1);
+    limiter.forget("ns/a");
+    expect(limiter.size).toBe(0);
+  });
+});
+
+describe("syncPetSet with coalescing", () => {
+  it("holds progress-only status back, requeues for it, and ends with the same status as without", async () => {
+    const run = async (limiter: StatusWriteLimiter | undefined) => {
+      const world = new FakeWorld();
+      world.petSets.put(petSetObject("nginx:1.27", 4));
+      const ctx = { ...world.context(), ...(limiter ? { statusWrites: limiter } : {}) };
+      const requeues: number[] = [];
+      for (let i = 0; i < 12; i++) {
+        const r = await syncPetSet(ctx, "default/web");
+        if (r.requeueAfterMs !== undefined) requeues.push(r.requeueAfterMs);
+        world.makePodsReady();
+        world.now += 100;
+      }
+      // Past the interval: the held status is written by the requeued sync.
+      world.now += 1_000;
+      await syncPetSet(ctx, "default/web");
+      return { statuses: world.statuses, requeues };
+    };
+    const plain = await run(undefined);
+    const coalesced = await run(new StatusWriteLimiter(1_000));
+    expect(coalesced.statuses.length).toBeLessThan(plain.statuses.length);
+    expect(coalesced.requeues.some((ms) => ms > 0 && ms <= 1_000)).toBe(true);
+    const final = (s: PetSetStatus[]) => s.at(-1);
+    expect(final(coalesced.statuses)).toMatchObject({ readyReplicas: 4, ready: "4/4" });
+    expect(final(coalesced.statuses)?.conditions).toEqual(final(plain.statuses)?.conditions);
+  });
+});
