@@ -203,7 +203,7 @@ export const rolloutBenchmark: Benchmark = {
           },
         };
         notes.push(
-          "The comparison runs on a private second control plane started for it (test/cluster/up.sh with its own PETSET_CLUSTER_DIR and PETSET_CLUSTER_STATEFULSET=1), so the shared cluster is never restarted; petset runs there too, so the ratio compares like with like.",
+          "The comparison runs on a private second control plane started for it (test/cluster/up.sh with its own PETSET_CLUSTER_DIR; up.sh always runs the statefulset controller), so the shared cluster is never restarted; petset runs there too, so the ratio compares like with like.",
           "StatefulSet CPU/RSS are the whole kube-controller-manager's (all its controllers), so they bound the StatefulSet controller's from above.",
         );
       } finally {

@@ -45,8 +45,8 @@ export interface Backend {
 export interface BackendOptions {
   /** Simulated kubelet: ms from Running to Ready (embedded only). */
   readyDelayMs?: number;
-  /** Real only: PETSET_CLUSTER_STATEFULSET=1 for up.sh (restarts the shared cluster). */
-  statefulSetController?: boolean;
+  /** Embedded only: node flags for the `petset dev` child (e.g. --cpu-prof). */
+  serverNodeArgs?: string[];
 }
 
 export function realClusterDir(): string {
@@ -55,14 +55,11 @@ export function realClusterDir(): string {
 
 /**
  * Runs test/cluster/up.sh (idempotent) for the state dir `clusterDir` and returns the admin
- * kubeconfig path it prints.
+ * kubeconfig path it prints. up.sh always runs kube-controller-manager with the statefulset
+ * controller (it reads no switch for it), so there is nothing to ask for here.
  */
-export async function clusterUp(statefulSet: boolean, clusterDir = realClusterDir()): Promise<string> {
-  const env = {
-    ...process.env,
-    PETSET_CLUSTER_DIR: clusterDir,
-    PETSET_CLUSTER_STATEFULSET: statefulSet ? "1" : "0",
-  };
+export async function clusterUp(clusterDir = realClusterDir()): Promise<string> {
+  const env = { ...process.env, PETSET_CLUSTER_DIR: clusterDir };
   const { stdout } = await execFileAsync("bash", [join(REPO_ROOT, "test", "cluster", "up.sh")], {
     cwd: REPO_ROOT,
     env,
@@ -118,6 +115,7 @@ async function startEmbedded(o: BackendOptions): Promise<Backend> {
   const workDir = mkdtempSync(join(tmpdir(), "petset-bench-"));
   const kubeconfigPath = join(workDir, "kubeconfig");
   const args = [
+    ...(o.serverNodeArgs ?? []),
     PETSET_BIN,
     "dev",
     "--no-controller",
@@ -163,8 +161,8 @@ async function serverVersion(http: KubeHttp): Promise<string> {
   return v.gitVersion ?? "unknown";
 }
 
-async function startReal(o: BackendOptions, clusterDir = realClusterDir()): Promise<Backend> {
-  const kubeconfigPath = await clusterUp(o.statefulSetController ?? false, clusterDir);
+async function startReal(_o: BackendOptions, clusterDir = realClusterDir()): Promise<Backend> {
+  const kubeconfigPath = await clusterUp(clusterDir);
   const controllerKubeconfigPath = join(clusterDir, "kubeconfig-controller");
   const kubeConfig = loadKubeConfig({ kubeconfig: kubeconfigPath });
   const http = await KubeHttp.create(kubeConfig);
@@ -208,7 +206,7 @@ const COMPONENTS = ["kwok", "kube-scheduler", "kube-controller-manager", "kube-a
  */
 export async function startPrivateStatefulSetCluster(): Promise<Backend> {
   const clusterDir = mkdtempSync(join(tmpdir(), "petset-bench-cluster-"));
-  const backend = await startReal({ statefulSetController: true }, clusterDir);
+  const backend = await startReal({}, clusterDir);
   const stopBackend = backend.stop;
   return {
     ...backend,
