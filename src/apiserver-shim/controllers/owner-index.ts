@@ -81,7 +81,7 @@ export class OwnerIndex {
     // An owner that is gone, or being deleted, decides its dependents' fate.
     if (uid && (e.type === "DELETED" || e.object.metadata.deletionTimestamp)) {
       dependents.push(...this.dependentsOf(uid));
-      owners.add(uid);
+      if (e.type !== "DELETED") owners.add(uid);
     }
     return { dependents, owners: [...owners] };
   }
