@@ -6,7 +6,7 @@ NODE_STAMP := node_modules/.package-lock.json
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find src hack bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json
 
-.PHONY: chaos durability soak krew-archive model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
+.PHONY: chaos durability soak bench-quick krew-archive model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -86,6 +86,16 @@ demo: build ## a scripted tour on the embedded server
 
 bench: build ## benchmarks, JSON results in bench/results/
 	node dist/bench/run.js $(BENCH_ARGS)
+
+# bench-quick: the headline numbers in under 3 minutes (idle machine). Each benchmark in
+# BENCH_QUICK_ONLY that writes results.headline is printed by bench/headline.ts: add the
+# rollout comparison here once it exists.
+BENCH_QUICK_ONLY ?= versions
+BENCH_QUICK_ARGS ?= --backend embedded --petsets 1000 --changes 3 --gc-versions 2000
+bench-quick: build ## headline numbers (versions throughput, CPU per version; comparison ratios when present)
+	rm -rf bench/results/quick
+	node dist/bench/run.js --only $(BENCH_QUICK_ONLY) $(BENCH_QUICK_ARGS) --out bench/results/quick
+	node dist/bench/headline.js bench/results/quick
 
 cluster-up: ## build (cached) and start etcd, kube-apiserver, controller-manager, scheduler, kwok on loopback
 	bash test/cluster/up.sh

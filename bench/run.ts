@@ -24,6 +24,7 @@ interface Flags {
   out: string;
   statefulset: boolean;
   controllerCpuProf?: string;
+  serverCpuProf?: string;
   petsets?: number;
   changes?: number;
   gcVersions?: number;
@@ -53,12 +54,15 @@ const program = new Command()
     false,
   )
   .option("--controller-cpu-prof <dir>", "run the controller under node --cpu-prof, profiles into <dir>")
+  .option("--server-cpu-prof <dir>", "embedded: run petset dev under node --cpu-prof, profiles into <dir>")
   .option("--petsets <n>", "versions: PetSets (overrides --scale)", count)
   .option("--changes <n>", "versions: template changes per PetSet (overrides --scale)", count)
   .option("--gc-versions <n>", "versions: excess versions the GC collects (overrides --scale)", count)
   .option("--pets <n>", "rollout: pets (overrides --scale)", count)
   .option("--runs <n>", "rollout --statefulset: rounds per maxUnavailable (default 3)", count)
   .option("--compare-pets <n>", "rollout --statefulset: pets in the comparison (default --pets)", count);
+
+const cpuProfArgs = (dir: string) => ["--cpu-prof", `--cpu-prof-dir=${resolve(dir)}`];
 
 async function main(): Promise<void> {
   // Exit handlers stop the child processes (controller, petset dev) on Ctrl-C too.
@@ -81,11 +85,10 @@ async function main(): Promise<void> {
       const startedAt = new Date().toISOString();
       const t0 = performance.now();
       log(`start (scale ${flags.scale}, loadavg ${start.loadavg.join(" ")})`);
-      const backend = await startBackend(backendName, bench.backendOptions ?? {});
+      const serverNodeArgs = flags.serverCpuProf ? cpuProfArgs(flags.serverCpuProf) : [];
+      const backend = await startBackend(backendName, { ...bench.backendOptions, serverNodeArgs });
       try {
-        const controllerNodeArgs = flags.controllerCpuProf
-          ? ["--cpu-prof", `--cpu-prof-dir=${resolve(flags.controllerCpuProf)}`]
-          : [];
+        const controllerNodeArgs = flags.controllerCpuProf ? cpuProfArgs(flags.controllerCpuProf) : [];
         const out = await bench.run({
           backend,
           scale: flags.scale,

@@ -13,9 +13,9 @@ import {
   VersionWatch,
   versionsPath,
 } from "./support/petsets.js";
-import { ProcSampler } from "./support/proc.js";
+import { ProcSampler, readProc } from "./support/proc.js";
 import { type ControllerProcess, startController, writesBetween } from "./support/processes.js";
-import { latencySummary, m, runPool } from "./support/stats.js";
+import { latencySummary, m, percentile, runPool } from "./support/stats.js";
 
 const SCALES = {
   small: { petSets: 100, changes: 10, gcExcess: 2_000 },
@@ -31,6 +31,8 @@ function sizes(ctx: BenchContext) {
   };
 }
 const CONCURRENCY = 8;
+/** Changes made one at a time after the bursts, for the idle write → version latency. */
+const SINGLE_CHANGES = 200;
 const ROUND_TIMEOUT_MS = 180_000;
 
 /**
@@ -77,6 +79,7 @@ async function versionsPhase(
   const size = sizes(ctx);
   const names = Array.from({ length: size.petSets }, (_, i) => `ps-${i}`);
   const sampler = new ProcSampler(controller.pid).start();
+  const serverSampler = new ProcSampler(ctx.backend.apiServerPid).start();
   const writes0 = await controller.apiWrites();
   const t0 = performance.now();
   ctx.log(`create ${names.length} PetSets`);
@@ -89,7 +92,9 @@ async function versionsPhase(
   );
   const changes: number[] = [];
   let missing = created.missing;
+  const rounds: Array<Record<string, number>> = [];
   for (let r = 1; r <= size.changes; r++) {
+    const cpu0 = cpuSeconds(ctx, controller);
     const round = await burst(ctx, watch, names, (name) =>
       http.jsonRetry<Written>(
         "PATCH",
@@ -100,14 +105,43 @@ async function versionsPhase(
     );
     changes.push(...round.latencies);
     missing += round.missing;
+    const cpu1 = cpuSeconds(ctx, controller);
+    const made = names.length - round.missing;
+    const row = {
+      round: r,
+      seconds: round.seconds,
+      versionsPerSecond: made / round.seconds,
+      controllerCpuMsPerVersion: ((cpu1.controller - cpu0.controller) * 1000) / made,
+      serverCpuMsPerVersion: ((cpu1.server - cpu0.server) * 1000) / made,
+      p50Ms: percentile(round.latencies, 50),
+      p99Ms: percentile(round.latencies, 99),
+    };
+    rounds.push(Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v.toFixed(3))])));
     ctx.log(
-      `change ${r}/${size.changes}: ${round.seconds.toFixed(1)} s, p50 ${latencySummary(round.latencies).p50?.value} ms`,
+      `change ${r}/${size.changes}: ${round.seconds.toFixed(1)} s, ${row.versionsPerSecond.toFixed(0)} versions/s, CPU/version controller ${row.controllerCpuMsPerVersion.toFixed(2)} ms server ${row.serverCpuMsPerVersion.toFixed(2)} ms, p50 ${row.p50Ms.toFixed(0)} ms`,
     );
   }
   const seconds = (performance.now() - t0) / 1000;
   const writes = writesBetween(writes0, await controller.apiWrites());
   const versionsMade = names.length * (size.changes + 1) - missing;
+  const controllerUse = sampler.stop();
+  const serverUse = serverSampler.stop();
+  const first = rounds[0];
+  const last = rounds.at(-1);
+  const ratio = (k: string) => (first && last && first[k] ? (last[k] ?? 0) / first[k] : 0);
   return {
+    rounds,
+    lastRoundOverFirst: {
+      controllerCpuPerVersion: m(ratio("controllerCpuMsPerVersion"), "x"),
+      serverCpuPerVersion: m(ratio("serverCpuMsPerVersion"), "x"),
+      wallTimePerVersion: m(first && last ? (last.seconds ?? 0) / (first.seconds ?? 1) : 0, "x"),
+    },
+    controllerCpuPerVersion: m(((controllerUse.cpuTime?.value ?? 0) * 1000) / versionsMade, "ms/version"),
+    serverCpuPerVersion: m(((serverUse.cpuTime?.value ?? 0) * 1000) / versionsMade, "ms/version"),
+    versionsPerCpuSecond: m(
+      versionsMade / ((controllerUse.cpuTime?.value ?? 0) + (serverUse.cpuTime?.value ?? 0)),
+      "versions per CPU s (controller + server)",
+    ),
     createToFirstVersion: latencySummary(created.latencies),
     changeToVersion: latencySummary(changes),
     versionsNotSeen: m(missing, "versions"),
@@ -118,7 +152,49 @@ async function versionsPhase(
       perVersion: m(writes.total / versionsMade, "writes/version"),
       byKind: writes.byKind,
     },
-    controller: sampler.stop(),
+    controller: controllerUse,
+    server: serverUse,
+  };
+}
+
+/** CPU seconds so far of the controller and of the API server (+ etcd on real). */
+function cpuSeconds(
+  ctx: BenchContext,
+  controller: ControllerProcess,
+): { controller: number; server: number } {
+  const server = [ctx.backend.apiServerPid, ctx.backend.storagePid]
+    .filter((p): p is number => p !== undefined)
+    .reduce((sum, pid) => sum + readProc(pid).cpuSeconds, 0);
+  return { controller: readProc(controller.pid).cpuSeconds, server };
+}
+
+/**
+ * One change at a time among the idle PetSets: write, wait until its version is seen,
+ * then the next. What a user changing one PetSet in a quiet cluster sees.
+ */
+async function singleChangePhase(ctx: BenchContext, ns: string, watch: VersionWatch, count: number) {
+  const { http } = ctx.backend;
+  const petSets = sizes(ctx).petSets;
+  const latencies: number[] = [];
+  let missing = 0;
+  for (let i = 0; i < count; i++) {
+    const name = `ps-${(i * 7919) % petSets}`;
+    const at = performance.now();
+    const written = await http.jsonRetry<Written>(
+      "PATCH",
+      `${petSetsPath(ns)}/${name}`,
+      imagePatch(name, `registry.example/app:single-${i}`),
+      MERGE_PATCH,
+    );
+    const key = `${name}@${written.metadata.generation}`;
+    if (await watch.until(() => watch.byGeneration.has(key), 30_000))
+      latencies.push((watch.byGeneration.get(key) ?? at) - at);
+    else missing++;
+  }
+  return {
+    changes: m(count, "changes"),
+    versionsNotSeen: m(missing, "versions"),
+    latency: latencySummary(latencies),
   };
 }
 
@@ -176,6 +252,7 @@ async function gcPhase(ctx: BenchContext, ns: string, watch: VersionWatch, contr
   const before = gcVersions();
   const writes0 = await controller.apiWrites();
   ctx.log(`lower revisionHistoryLimit to 0 with ${before} versions`);
+  const gcServer = new ProcSampler(ctx.backend.apiServerPid).start();
   const g0 = performance.now();
   await http.json("PATCH", `${petSetsPath(ns)}/${name}`, { spec: { revisionHistoryLimit: 0 } }, MERGE_PATCH);
   const done = await watch.until(() => gcVersions() <= 3, 600_000);
@@ -192,6 +269,7 @@ async function gcPhase(ctx: BenchContext, ns: string, watch: VersionWatch, contr
     gcDeletesPerSecond: m((before - gcVersions()) / gcSeconds, "deletes/s"),
     controllerApiWrites: { total: m(writes.total, "writes"), byKind: writes.byKind },
     controller: sampler.stop(),
+    server: gcServer.stop(),
   };
 }
 
@@ -212,7 +290,22 @@ export const versionsBenchmark: Benchmark = {
     );
     try {
       const versions = await versionsPhase(ctx, ns, watch, controller);
+      ctx.log(`${SINGLE_CHANGES} single changes, one at a time`);
+      const single = await singleChangePhase(ctx, ns, watch, SINGLE_CHANGES);
+      ctx.log(
+        `single change → version p50 ${single.latency.p50?.value} ms, p99 ${single.latency.p99?.value} ms`,
+      );
       const gc = await gcPhase(ctx, ns, watch, controller);
+      const headline = {
+        versionsPerSecond: versions.versionThroughput,
+        controllerCpuPerVersion: versions.controllerCpuPerVersion,
+        serverCpuPerVersion: versions.serverCpuPerVersion,
+        lastRoundOverFirstCpu: versions.lastRoundOverFirst.controllerCpuPerVersion,
+        singleChangeP50: single.latency.p50,
+        singleChangeP99: single.latency.p99,
+        gcTime: gc.gcTime,
+        gcDeletesPerSecond: gc.gcDeletesPerSecond,
+      };
       return {
         parameters: {
           namespace: ns,
@@ -224,7 +317,7 @@ export const versionsBenchmark: Benchmark = {
           controller:
             "node dist/src/cli/petset.js controller --namespace <ns> --no-leader-elect --workers 4 (child process)",
         },
-        results: { versions, gc },
+        results: { headline, versions, single, gc },
         notes: [
           "Each round writes every PetSet once (8 writes in flight) and waits until all their versions are visible, so latency includes queueing behind the rest of the round.",
           "revisionHistoryLimit is the default (10) in the versions phase, so the history GC also deletes versions while it runs.",

@@ -51,6 +51,8 @@ export interface BackendOptions {
    * private state dir: a changed profile restarts that cluster).
    */
   profile?: "statefulset-bench";
+  /** Embedded only: node flags for the `petset dev` child (e.g. --cpu-prof). */
+  serverNodeArgs?: string[];
 }
 
 export function realClusterDir(): string {
@@ -59,7 +61,8 @@ export function realClusterDir(): string {
 
 /**
  * Runs test/cluster/up.sh (idempotent) for the state dir `clusterDir` and returns the admin
- * kubeconfig path it prints.
+ * kubeconfig path it prints. up.sh always runs kube-controller-manager with the statefulset
+ * controller (it reads no switch for it), so there is nothing to ask for here.
  */
 export async function clusterUp(
   profile: BackendOptions["profile"],
@@ -123,6 +126,7 @@ async function startEmbedded(o: BackendOptions): Promise<Backend> {
   const workDir = mkdtempSync(join(tmpdir(), "petset-bench-"));
   const kubeconfigPath = join(workDir, "kubeconfig");
   const args = [
+    ...(o.serverNodeArgs ?? []),
     PETSET_BIN,
     "dev",
     "--no-controller",

@@ -46,7 +46,8 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
   const store = new GenericStore(objects, opts.clock);
   const crds = new CrdController(store, registry);
   crds.serveAll();
-  const gcPass = () => new GarbageCollector(store, registry).pass();
+  const collector = new GarbageCollector(store, registry);
+  const gcPass = () => collector.pass();
   const nsPass = () => new NamespaceController(store, registry).pass();
   const crdPass = () => crds.pass();
   const jobs = new JobController(store, registry);
@@ -60,16 +61,17 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
   };
   const onError = (what: string) => (err: unknown) => opts.logger?.error({ err }, `${what} pass failed`);
   const auto = opts.autoReconcile ?? true;
-  // The GC scans everything, so it runs at most every 25 ms, and only after relevant changes.
+  // The GC looks only at what events since its last pass touched; passes at most every 25 ms.
   const gc = new PassScheduler(gcPass, onError("garbage collector"), 25);
   const nsc = new PassScheduler(nsPass, onError("namespace controller"));
   const crdc = new PassScheduler(crdPass, onError("CRD finalizer"));
   const jobc = new PassScheduler(jobPass, onError("job controller"));
   objects.subscribe((e) => {
     crds.onEvent(e);
+    const gcWork = collector.observe(e);
     if (!auto) return;
     const m = e.object.metadata;
-    if (e.type === "DELETED" || m.ownerReferences?.length || m.deletionTimestamp) gc.poke();
+    if (gcWork) gc.poke();
     if (e.gr === NAMESPACES_GR || e.type === "DELETED") nsc.poke();
     if (e.gr === CRDS_GR || e.type === "DELETED") crdc.poke();
     if (e.gr === JOBS_GR || m.ownerReferences?.some((r) => r.kind === "Job")) jobc.poke();

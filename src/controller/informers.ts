@@ -23,6 +23,7 @@ import {
 } from "@kubernetes/client-node";
 import { GROUP, Labels, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
 import type { Logger } from "../util/logger.js";
+import { LabelIndex } from "./label-index.js";
 import { makeApiClientWith } from "./lease-guard.js";
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
@@ -30,6 +31,8 @@ export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 export interface ResourceCache<T extends KubernetesObject> extends ObjectCache<T> {
   readonly name: string;
   onChange(cb: (obj: T, kind: "add" | "update" | "delete") => void): void;
+  /** Objects of `namespace` labelled `petset.dev/petset=<petSet>` (indexed, not a scan). */
+  ofPetSet(namespace: string, petSet: string): readonly T[];
   /** Resolves once the first list has been loaded. */
   readonly synced: Promise<void>;
   stop(): Promise<void>;
@@ -106,12 +109,17 @@ function startCache<T extends KubernetesObject>(
     failedSinceStart = true;
     restartLater(err, "watch failed");
   });
+  const index = new LabelIndex<T>(Labels.petSet);
+  informer.on("add", (o) => index.put(o));
+  informer.on("update", (o) => index.put(o));
+  informer.on("delete", (o) => index.remove(o));
   start();
   return {
     name,
     synced,
     get: (n, ns) => informer.get(n, ns),
     list: (ns) => informer.list(ns),
+    ofPetSet: (ns, petSet) => index.list(ns, petSet),
     onChange(cb) {
       informer.on("add", (o) => cb(o, "add"));
       informer.on("update", (o) => cb(o, "update"));

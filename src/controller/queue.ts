@@ -85,13 +85,14 @@ export class KeyQueue {
 
   /** Resolves with the next key to process, or undefined once the queue shuts down. */
   get(): Promise<string | undefined> {
+    // Shutting down: running syncs finish, queued keys wait for the next process (or leader).
+    if (this.shuttingDown) return Promise.resolve(undefined);
     const key = this.queue.shift();
     if (key !== undefined) {
       this.queued.delete(key);
       this.processing.add(key);
       return Promise.resolve(key);
     }
-    if (this.shuttingDown) return Promise.resolve(undefined);
     return new Promise((resolve) => this.waiters.push(resolve));
   }
 

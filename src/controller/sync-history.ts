@@ -3,7 +3,7 @@
  * from the same caches the sync read. Failures are logged, never fail the sync.
  */
 import type { KubernetesObject } from "@kubernetes/client-node";
-import { Labels, type PetSet, type PetSetVersion } from "../api/index.js";
+import type { PetSet, PetSetVersion } from "../api/index.js";
 import { runVersionGc } from "../gc/runner.js";
 import type { SyncContext } from "./sync.js";
 
@@ -17,10 +17,7 @@ export async function collectHistory(
       {
         listVersions,
         // Pods another controller holds run none of this PetSet's versions (orphans may).
-        listPods: (ns, ps) =>
-          ctx.caches.pods
-            .list(ns)
-            .filter((p) => p.metadata?.labels?.[Labels.petSet] === ps && !controlledElsewhere(petSet, p)),
+        listPods: (ns, ps) => ctx.caches.pods.ofPetSet(ns, ps).filter((p) => !controlledElsewhere(petSet, p)),
         deleteVersion: (ns, vName, uid, rv) => ctx.versions.delete(ns, vName, uid, rv),
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       },

@@ -130,8 +130,7 @@ const parsedVersions = new WeakMap<KubernetesObject, PetSetVersion | null>();
 /** The versions labelled for this PetSet (orphans and leftovers included: VersionHistory sorts them out). */
 function cachedVersions(ctx: SyncContext, namespace: string, petSet: string): PetSetVersion[] {
   const out: PetSetVersion[] = [];
-  for (const obj of ctx.caches.versions.list(namespace)) {
-    if (obj.metadata?.labels?.[Labels.petSet] !== petSet) continue;
+  for (const obj of ctx.caches.versions.ofPetSet(namespace, petSet)) {
     let v = parsedVersions.get(obj);
     if (v === undefined) {
       const parsed = PetSetVersionSchema.safeParse(obj);
@@ -217,8 +216,7 @@ async function syncParsed(
   if (ownership.changed || ownership.refused) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
   const pods = ownership.ownedPods.map(podViewFromV1Pod);
   const claims = ctx.caches.claims
-    .list(namespace)
-    .filter((c) => c.metadata?.labels?.[Labels.petSet] === name)
+    .ofPetSet(namespace, name)
     .map(claimViewFromV1)
     .map((c) => (ownership.foreignClaims.has(c.name) ? { ...c, foreign: true } : c));
   // Hook records in phase Running are runs in flight (as cached; this plan's own show next sync).

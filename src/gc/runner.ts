@@ -49,10 +49,20 @@ export class VersionGcError extends Error {
   }
 }
 
+/** Deletes one GC run has in flight at once (docs/versions.md, "Collection order"). */
+export const GC_DELETES_IN_FLIGHT = 16;
+
+/** `items` in consecutive groups of at most `size`, in order. */
+export function waves<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
 /**
  * Trim a PetSet's history (guarantee 6). Meant to run after every sync, failed or not.
  * Reads only the caches, decides with selectVersionsToDelete, deletes oldest first with
- * uid + resourceVersion preconditions so a version re-created or adopted meanwhile is
+ * uid + resourceVersion preconditions (in waves of GC_DELETES_IN_FLIGHT) so a version re-created or adopted meanwhile is
  * never hit. When a pod's version cannot be told, it collects nothing: a guess could
  * delete a version in use.
  */
@@ -73,8 +83,9 @@ export async function runVersionGc(deps: VersionGcDeps, petset: PetSet): Promise
   });
   const result = { deleted: [] as string[], alreadyGone: [] as string[], conflicted: [] as string[] };
   const failures: Array<{ name: string; cause: unknown }> = [];
+  const byName = new Map(owned.map((v) => [v.metadata.name, v]));
   const deleteOne = async (versionName: string): Promise<void> => {
-    const version = owned.find((v) => v.metadata.name === versionName);
+    const version = byName.get(versionName);
     const { uid, resourceVersion } = version?.metadata ?? {};
     if (uid === undefined || resourceVersion === undefined) {
       failures.push({ name: versionName, cause: new Error("no metadata.uid/resourceVersion in the cache") });
@@ -93,18 +104,20 @@ export async function runVersionGc(deps: VersionGcDeps, petset: PetSet): Promise
     }
   };
   let stopped = false;
-  // One at a time, oldest first: if the controller dies mid-way, what is left is the newest
-  // history (the rule). It bounds bulk collection (e.g. after lowering the limit) to the
-  // API's delete rate, see docs/benchmarks.md; in steady state a sync deletes one version.
-  for (const versionName of toDelete) {
+  // Oldest first, in waves of at most GC_DELETES_IN_FLIGHT: a wave is sent only once the one
+  // before it finished, so no version is deleted while a version more than one wave older
+  // is still there (within a wave the API may finish deletes in any order). A run cut short
+  // leaves the newest history, give or take one wave; in steady state a sync deletes one.
+  for (const wave of waves(toDelete, GC_DELETES_IN_FLIGHT)) {
     if (stopped) break;
     if (deps.signal?.aborted) {
-      failures.push({ name: versionName, cause: deps.signal.reason ?? new Error("aborted") });
+      failures.push({ name: wave[0] ?? "", cause: deps.signal.reason ?? new Error("aborted") });
       break;
     }
-    await deleteOne(versionName);
+    await Promise.all(wave.map(deleteOne));
   }
-  const order = (a: string, b: string) => toDelete.indexOf(a) - toDelete.indexOf(b);
+  const position = new Map(toDelete.map((n, i) => [n, i]));
+  const order = (a: string, b: string) => (position.get(a) ?? 0) - (position.get(b) ?? 0);
   result.deleted.sort(order);
   result.alreadyGone.sort(order);
   result.conflicted.sort(order);

@@ -2,13 +2,20 @@
  * The ownerReference garbage collector: deletes objects whose owners are all gone,
  * removes dangling references, completes Foreground deletion (owner waits for dependents
  * with blockOwnerDeletion) and Orphan deletion (dependents lose the reference first).
+ *
+ * Incremental: store events (observe) mark the objects and owners they touched, and a pass
+ * looks only at those, with the OwnerIndex to find an owner's dependents. The first pass
+ * looks at everything (objects loaded from the data dir, or written before it started).
  */
 import { ApiError } from "../errors.js";
 import { deleteObject, FOREGROUND_FINALIZER, ORPHAN_FINALIZER } from "../registry/deletion.js";
 import type { GenericStore } from "../registry/generic-store.js";
 import type { ResourceDefinition } from "../registry/resource.js";
 import type { ResourceRegistry } from "../registry/resource-registry.js";
+import type { StoreEvent } from "../storage/event-log.js";
+import { objectKey } from "../storage/object-store.js";
 import { deepClone, type KubeObject } from "../types.js";
+import { type ObjectRef, OwnerIndex } from "./owner-index.js";
 import { systemContext } from "./system-context.js";
 
 const MANAGER = "generic-garbage-collector";
@@ -19,31 +26,67 @@ interface Item {
 }
 
 export class GarbageCollector {
+  private readonly index = new OwnerIndex();
+  private dirtyDependents = new Map<string, ObjectRef>();
+  private dirtyOwners = new Set<string>();
+
   constructor(
     private readonly store: GenericStore,
     private readonly registry: ResourceRegistry,
-  ) {}
-
-  /** One full pass; returns whether anything was written. */
-  pass(): void {
-    const all: Item[] = [];
+  ) {
     for (const gr of this.store.objects.groupResources())
-      for (const obj of this.store.objects.list(gr)) all.push({ gr, obj });
-    const dependents = new Map<string, Item[]>();
-    for (const it of all)
-      for (const ref of it.obj.metadata.ownerReferences ?? []) {
-        const list = dependents.get(ref.uid) ?? [];
-        list.push(it);
-        dependents.set(ref.uid, list);
+      for (const obj of this.store.objects.list(gr)) {
+        this.index.add(gr, obj);
+        const m = obj.metadata;
+        if (m.ownerReferences?.length) this.markDependent({ gr, namespace: m.namespace, name: m.name ?? "" });
+        if (m.deletionTimestamp && m.uid) this.dirtyOwners.add(m.uid);
       }
-    for (const it of all) this.collectDependent(it);
-    for (const it of all) {
-      const m = it.obj.metadata;
-      if (!m.deletionTimestamp || !m.uid) continue;
-      const deps = (dependents.get(m.uid) ?? []).filter((d) => this.stillExists(d));
-      if (m.finalizers?.includes(ORPHAN_FINALIZER)) this.orphan(it, deps);
-      else if (m.finalizers?.includes(FOREGROUND_FINALIZER)) this.foreground(it, deps);
+  }
+
+  /** Feeds a committed change; true when it left work for the next pass. */
+  observe(e: StoreEvent): boolean {
+    const work = this.index.apply(e);
+    for (const d of work.dependents) this.markDependent(d);
+    for (const uid of work.owners) this.dirtyOwners.add(uid);
+    return work.dependents.length > 0 || work.owners.length > 0;
+  }
+
+  /** Looks at what changed since the last pass (writes it makes are the next pass's work). */
+  pass(): void {
+    const dependents = this.dirtyDependents;
+    const owners = this.dirtyOwners;
+    this.dirtyDependents = new Map();
+    this.dirtyOwners = new Set();
+    for (const ref of dependents.values()) {
+      const obj = this.store.objects.get(ref.gr, ref.namespace, ref.name);
+      if (obj) this.collectDependent({ gr: ref.gr, obj });
     }
+    for (const uid of owners) {
+      const found = this.store.objects.findByUid(uid);
+      if (!found) continue;
+      const it = { gr: found.gr, obj: found.object };
+      const m = it.obj.metadata;
+      if (!m.deletionTimestamp) continue;
+      const isOrphan = m.finalizers?.includes(ORPHAN_FINALIZER);
+      if (!isOrphan && !m.finalizers?.includes(FOREGROUND_FINALIZER)) continue;
+      const deps = this.dependentsOf(uid);
+      if (isOrphan) this.orphan(it, deps);
+      else this.foreground(it, deps);
+    }
+  }
+
+  private markDependent(ref: ObjectRef): void {
+    this.dirtyDependents.set(`${ref.gr}\u0000${objectKey(ref.namespace, ref.name)}`, ref);
+  }
+
+  /** Objects that still name `uid` as an owner, as stored now. */
+  private dependentsOf(uid: string): Item[] {
+    const out: Item[] = [];
+    for (const ref of this.index.dependentsOf(uid)) {
+      const obj = this.store.objects.get(ref.gr, ref.namespace, ref.name);
+      if (obj?.metadata.ownerReferences?.some((r) => r.uid === uid)) out.push({ gr: ref.gr, obj });
+    }
+    return out;
   }
 
   private def(gr: string): ResourceDefinition | undefined {

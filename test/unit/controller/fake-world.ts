@@ -73,6 +73,9 @@ export class FakeCache<T extends KubernetesObject> implements ResourceCache<T> {
   list(ns?: string): readonly T[] {
     return [...this.objects.values()].filter((o) => ns === undefined || o.metadata?.namespace === ns);
   }
+  ofPetSet(ns: string, petSet: string): readonly T[] {
+    return this.list(ns).filter((o) => o.metadata?.labels?.["petset.dev/petset"] === petSet);
+  }
   onChange(): void {}
   async stop(): Promise<void> {}
 }

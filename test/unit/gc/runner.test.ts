@@ -3,10 +3,12 @@ import { describe, expect, it } from "vitest";
 import { Labels, type PetSetVersion } from "../../../src/api/index.js";
 import {
   apiErrorReason,
+  GC_DELETES_IN_FLIGHT,
   type PodLike,
   runVersionGc,
   type VersionGcDeps,
   VersionGcError,
+  waves,
 } from "../../../src/gc/runner.js";
 import { petSet, version } from "../versions/fixtures.js";
 
@@ -190,5 +192,49 @@ describe("apiErrorReason", () => {
     ["not an object", "NotFound", undefined],
   ])("%s", (_name, error, expected) => {
     expect(apiErrorReason(error)).toBe(expected);
+  });
+});
+
+describe("runVersionGc in waves", () => {
+  it("sends a wave of deletes only after the older wave finished", async () => {
+    const numbers = Array.from({ length: 40 }, (_, i) => i + 1);
+    const api = new FakeVersionApi(history(...numbers), [petPod(0, 40)]);
+    let inFlight = 0;
+    let most = 0;
+    const finished: number[] = [];
+    const started: Array<{ n: number; finishedBefore: number[] }> = [];
+    const deps: VersionGcDeps = {
+      listVersions: () => api.listVersions(),
+      listPods: () => api.listPods(),
+      async deleteVersion(ns, name, uid, rv) {
+        const n = Number(name.slice("web-v".length));
+        started.push({ n, finishedBefore: [...finished] });
+        inFlight++;
+        most = Math.max(most, inFlight);
+        // Finish in reverse order within a wave: the API gives no order inside one.
+        await new Promise((r) => setTimeout(r, 40 - n));
+        await api.deleteVersion(ns, name, uid, rv);
+        inFlight--;
+        finished.push(n);
+      },
+    };
+    const result = await runVersionGc(
+      deps,
+      petSet({ status: status(40), spec: { revisionHistoryLimit: 0 } }),
+    );
+    expect(result.deleted).toEqual(numbers.slice(0, 39).map((n) => `web-v${n}`));
+    expect(most).toBe(GC_DELETES_IN_FLIGHT);
+    for (const { n, finishedBefore } of started) {
+      // Everything more than one wave older is gone before this delete is sent.
+      const olderWaves = numbers.filter(
+        (m) => m <= Math.floor((n - 1) / GC_DELETES_IN_FLIGHT) * GC_DELETES_IN_FLIGHT,
+      );
+      expect(finishedBefore).toEqual(expect.arrayContaining(olderWaves));
+    }
+  });
+
+  it("splits a list into waves in order", () => {
+    expect(waves([1, 2, 3, 4, 5], 2)).toEqual([[1, 2], [3, 4], [5]]);
+    expect(waves([], 16)).toEqual([]);
   });
 });
