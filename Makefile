@@ -6,7 +6,7 @@ NODE_STAMP := node_modules/.package-lock.json
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find src hack bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json
 
-.PHONY: krew-archive model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
+.PHONY: fuzz krew-archive model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -61,6 +61,11 @@ conformance: build ## the embedded API server and a real kube-apiserver side by 
 model-check: $(NODE_STAMP) ## the model checker at depth (stale caches, restarts, lease handovers); MODEL_RUNS, MODEL_SEED
 	seed=$${MODEL_SEED:-$$RANDOM}; echo "model-check: MODEL_SEED=$$seed"; \
 	MODEL_RUNS=$${MODEL_RUNS:-5000} MODEL_SEED=$$seed npx vitest run --project unit test/unit/controller/model
+
+fuzz: build ## hostile PetSets through kubectl + HTTP fuzz of the embedded server (docs/reliability.md); FUZZ_SEED, FUZZ_RUNS, FUZZ_BACKEND
+	seed=$${FUZZ_SEED:-20261201}; backend=$${FUZZ_BACKEND:-embedded}; echo "fuzz: FUZZ_SEED=$$seed FUZZ_BACKEND=$$backend"; \
+	if [ "$$backend" = real ]; then bash test/cluster/up.sh; fi; \
+	FUZZ_SEED=$$seed FUZZ_RUNS=$${FUZZ_RUNS:-1000} FUZZ_BACKEND=$$backend PETSET_TEST_BACKEND=$$backend npx vitest run --project fuzz
 
 demo: build ## a scripted tour on the embedded server
 	node dist/src/cli/petset.js demo

@@ -1,8 +1,8 @@
 import { defineConfig } from "vitest/config";
 
-// Three projects: `unit` is pure and fast; `integration` talks to an API server chosen by
+// Four projects: `unit` is pure and fast; `integration` talks to an API server chosen by
 // PETSET_TEST_BACKEND (embedded | real | kubeconfig) through test/support/cluster.ts;
-// `conformance` compares the embedded server with a real kube-apiserver.
+// `fuzz` is `make fuzz`; `conformance` compares the embedded server with a real kube-apiserver.
 export default defineConfig({
   test: {
     projects: [
@@ -22,6 +22,18 @@ export default defineConfig({
           environment: "node",
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
+      {
+        // `make fuzz`: hostile PetSets through kubectl and an HTTP fuzz of the embedded server
+        // (test/fuzz/README in docs/reliability.md); FUZZ_SEED, FUZZ_RUNS, FUZZ_BACKEND.
+        test: {
+          name: "fuzz",
+          include: ["test/fuzz/**/*.fuzz.ts"],
+          environment: "node",
+          testTimeout: 3_600_000,
+          hookTimeout: 900_000,
           fileParallelism: false,
         },
       },
