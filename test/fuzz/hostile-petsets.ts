@@ -151,7 +151,8 @@ const outOfRange: fc.Arbitrary<Mutation> = fc
 const zeroMaxUnavailable: fc.Arbitrary<Mutation> = fc.constantFrom(0, "0%", "-1%", "150", "x%").map((v) => ({
   category: "out-of-range",
   fields: ["spec.updateStrategy.rollingUpdate"],
-  apply: (m) => setPath(m, "spec.updateStrategy", { type: "RollingUpdate", rollingUpdate: { maxUnavailable: v } }),
+  apply: (m) =>
+    setPath(m, "spec.updateStrategy", { type: "RollingUpdate", rollingUpdate: { maxUnavailable: v } }),
 }));
 
 /** Names a PetSet may not have, or that its pods may not have (`dot.ted-0` as a hostname). */
@@ -170,7 +171,9 @@ const invalidName: fc.Arbitrary<Mutation> = badName.map((n) => ({
 
 const badLabelValue = fc.oneof(
   fc.constantFrom("-bad", "bad-", "sp ace", "ünï", "a/b", "x".repeat(64)),
-  fc.string({ unit: "grapheme", minLength: 1, maxLength: 12 }).filter((s) => !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(s)),
+  fc
+    .string({ unit: "grapheme", minLength: 1, maxLength: 12 })
+    .filter((s) => !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(s)),
 );
 const badLabelKey = fc.constantFrom("-k", "a/b/c", "UPPER.example.com/", `${"k".repeat(64)}`, "ключ", "");
 const invalidLabel: fc.Arbitrary<Mutation> = fc.oneof(
@@ -204,7 +207,11 @@ const duplicateContainer: fc.Arbitrary<Mutation> = fc.integer({ min: 2, max: 5 }
   fields: ["spec.template.spec.containers"],
   apply: (m) => {
     const c = container(m);
-    setPath(m, "spec.template.spec.containers", Array.from({ length: n }, () => ({ ...c })));
+    setPath(
+      m,
+      "spec.template.spec.containers",
+      Array.from({ length: n }, () => ({ ...c })),
+    );
   },
 }));
 
@@ -271,47 +278,58 @@ const unicode: fc.Arbitrary<Mutation> = fc.oneof(
   })),
 );
 
-const selectorMismatch: fc.Arbitrary<Mutation> = fc.constantFrom(
-  { selector: { matchLabels: { app: "other" } } },
-  { selector: {} },
-  { selector: { matchLabels: {} } },
-  { selector: { matchExpressions: [{ key: "app", operator: "In", values: ["nope"] }] } },
-  { selector: { matchExpressions: [{ key: "app", operator: "DoesNotExist" }] } },
-  { selector: { matchExpressions: [{ key: "tier", operator: "Exists" }] } },
-  { selector: { matchExpressions: [{ key: "app", operator: "Bogus", values: ["x"] }] } },
-  { selector: { matchLabels: { app: "x" } }, labels: null },
-).map(({ selector, labels }) => ({
-  category: "selector-mismatch",
-  fields: ["spec.selector", "spec.template.metadata.labels", "selector"],
-  apply: (m) => {
-    m.spec.selector = selector;
-    if (labels === null) setPath(m, "spec.template.metadata", {});
-  },
-}));
+const selectorMismatch: fc.Arbitrary<Mutation> = fc
+  .constantFrom(
+    { selector: { matchLabels: { app: "other" } } },
+    { selector: {} },
+    { selector: { matchLabels: {} } },
+    { selector: { matchExpressions: [{ key: "app", operator: "In", values: ["nope"] }] } },
+    { selector: { matchExpressions: [{ key: "app", operator: "DoesNotExist" }] } },
+    { selector: { matchExpressions: [{ key: "tier", operator: "Exists" }] } },
+    { selector: { matchExpressions: [{ key: "app", operator: "Bogus", values: ["x"] }] } },
+    { selector: { matchLabels: { app: "x" } }, labels: null },
+  )
+  .map(({ selector, labels }) => ({
+    category: "selector-mismatch",
+    fields: ["spec.selector", "spec.template.metadata.labels", "selector"],
+    apply: (m) => {
+      m.spec.selector = selector;
+      if (labels === null) setPath(m, "spec.template.metadata", {});
+    },
+  }));
 
 function claim(name: Json, storage: Json, accessModes: Json = ["ReadWriteOnce"]): Json {
   return { metadata: { name }, spec: { accessModes, resources: { requests: { storage } } } };
 }
-const volumeClaimTemplate: fc.Arbitrary<Mutation> = fc.constantFrom(
-  { vct: [claim("data", "10Gbb")], fields: ["storage"] },
-  { vct: [claim("data", "-1Gi")], fields: ["storage"] },
-  { vct: [claim("data", "1Gi", ["Bogus"])], fields: ["accessModes"] },
-  { vct: [claim("data", "1Gi", [])], fields: ["accessModes"] },
-  { vct: [claim("Bad_Name", "1Gi")], fields: ["name"] },
-  { vct: [claim("data", "1Gi"), claim("data", "2Gi")], fields: ["volumeClaimTemplates", "data"] },
-  { vct: [{ spec: { resources: { requests: { storage: "1Gi" } } } }], fields: ["name"] },
-  { vct: [claim("data", 5)], fields: ["storage"] },
-).map(({ vct, fields }) => ({
-  category: "volume-claim-template",
-  fields: ["spec.volumeClaimTemplates", ...fields],
-  apply: (m) => {
-    m.spec.volumeClaimTemplates = vct;
-  },
-}));
+const volumeClaimTemplate: fc.Arbitrary<Mutation> = fc
+  .constantFrom(
+    { vct: [claim("data", "10Gbb")], fields: ["storage"] },
+    { vct: [claim("data", "-1Gi")], fields: ["storage"] },
+    { vct: [claim("data", "1Gi", ["Bogus"])], fields: ["accessModes"] },
+    { vct: [claim("data", "1Gi", [])], fields: ["accessModes"] },
+    { vct: [claim("Bad_Name", "1Gi")], fields: ["name"] },
+    { vct: [claim("data", "1Gi"), claim("data", "2Gi")], fields: ["volumeClaimTemplates", "data"] },
+    { vct: [{ spec: { resources: { requests: { storage: "1Gi" } } } }], fields: ["name"] },
+    { vct: [claim("data", 5)], fields: ["storage"] },
+  )
+  .map(({ vct, fields }) => ({
+    category: "volume-claim-template",
+    fields: ["spec.volumeClaimTemplates", ...fields],
+    apply: (m) => {
+      m.spec.volumeClaimTemplates = vct;
+    },
+  }));
 
 const unknownField: fc.Arbitrary<Mutation> = fc
   .record({
-    where: fc.constantFrom("", "metadata", "spec", "spec.template.spec", "spec.template.spec.containers[0]", "spec.selector"),
+    where: fc.constantFrom(
+      "",
+      "metadata",
+      "spec",
+      "spec.template.spec",
+      "spec.template.spec.containers[0]",
+      "spec.selector",
+    ),
     key: fc.constantFrom("bogus", "Replicas", "replica", "spec", "x-extra", "ünknown"),
   })
   .map(({ where, key }) => {

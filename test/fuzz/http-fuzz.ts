@@ -55,7 +55,9 @@ function send(t: Target, method: string, path: string, body?: Buffer, contentTyp
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (c: Buffer) => chunks.push(c));
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString("utf8") }),
+        );
         res.on("error", () => resolve({ status: -1, body: "response error" }));
       },
     );
@@ -84,11 +86,24 @@ const PATCH_CTS = [
 
 /** Bodies no server may accept: each is malformed for the content type it is sent with. */
 const malformedJson = fc.oneof(
-  fc.constantFrom("{", "}", "[", '{"a":', '{"metadata":{"name":"x"}', "nul", "tru", '{"a":1,}', "\u0000", "{'a':1}"),
+  fc.constantFrom(
+    "{",
+    "}",
+    "[",
+    '{"a":',
+    '{"metadata":{"name":"x"}',
+    "nul",
+    "tru",
+    '{"a":1,}',
+    "\u0000",
+    "{'a':1}",
+  ),
   fc.string({ minLength: 1, maxLength: 200 }).map((s) => `{${s}`),
   fc.integer({ min: 1000, max: 100_000 }).map((n) => "[".repeat(n)),
   fc.integer({ min: 1000, max: 20_000 }).map((n) => `${'{"a":'.repeat(n)}1${"}".repeat(n - 1)}`),
-  fc.uint8Array({ minLength: 1, maxLength: 300 }).map((b) => Buffer.concat([Buffer.from("{"), Buffer.from(b)]).toString("latin1")),
+  fc
+    .uint8Array({ minLength: 1, maxLength: 300 })
+    .map((b) => Buffer.concat([Buffer.from("{"), Buffer.from(b)]).toString("latin1")),
 );
 const malformedYaml = fc.oneof(
   fc.constantFrom(
@@ -156,7 +171,11 @@ type FuzzRequest = { method: string; path: string; body?: Buffer; contentType?: 
 
 const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.oneof(
   fc
-    .record({ c: fc.constantFrom(...COLLECTIONS), body: malformedJson, method: fc.constantFrom("POST", "PUT") })
+    .record({
+      c: fc.constantFrom(...COLLECTIONS),
+      body: malformedJson,
+      method: fc.constantFrom("POST", "PUT"),
+    })
     .map(({ c, body, method }) => ({
       method,
       path: method === "PUT" ? `${c}/victim` : c,
@@ -247,18 +266,34 @@ function slowClient(t: Target, stallMs: number): Promise<void> {
   });
 }
 
-export async function runHttpFuzz(o: { seed: number; runs: number; watches: number }): Promise<HttpFuzzSummary> {
+export async function runHttpFuzz(o: {
+  seed: number;
+  runs: number;
+  watches: number;
+}): Promise<HttpFuzzSummary> {
   const started = Date.now();
   const token = "httpfuzz-owner-token";
-  const server = await startApiServer({ host: "127.0.0.1", port: 0, tokens: [token], logger: createLogger("error") });
+  const server = await startApiServer({
+    host: "127.0.0.1",
+    port: 0,
+    tokens: [token],
+    logger: createLogger("error"),
+  });
   const { mkdtempSync, rmSync } = await import("node:fs");
   const { join } = await import("node:path");
   const { tmpdir } = await import("node:os");
   const { loadKubeConfig } = await import("../../src/util/kubeconfig.js");
   const dir = mkdtempSync(join(tmpdir(), "petset-httpfuzz-"));
   await server.writeKubeconfig(join(dir, "kubeconfig"));
-  const ca = Buffer.from(loadKubeConfig({ kubeconfig: join(dir, "kubeconfig") }).getCurrentCluster()?.caData ?? "", "base64");
-  const t: Target = { url: new URL(server.url), token, agent: new Agent({ keepAlive: true, maxSockets: 16, ca }) };
+  const ca = Buffer.from(
+    loadKubeConfig({ kubeconfig: join(dir, "kubeconfig") }).getCurrentCluster()?.caData ?? "",
+    "base64",
+  );
+  const t: Target = {
+    url: new URL(server.url),
+    token,
+    agent: new Agent({ keepAlive: true, maxSockets: 16, ca }),
+  };
   const summary: HttpFuzzSummary = {
     requests: 0,
     byStatus: {},
@@ -278,17 +313,35 @@ export async function runHttpFuzz(o: { seed: number; runs: number; watches: numb
     if (r.status >= 500) {
       summary["5xx"]++;
       if (summary.fiveXxSamples.length < 10)
-        summary.fiveXxSamples.push(`${req.method} ${req.path.slice(0, 120)} ${req.contentType ?? ""}: ${r.body.slice(0, 200)}`);
+        summary.fiveXxSamples.push(
+          `${req.method} ${req.path.slice(0, 120)} ${req.contentType ?? ""}: ${r.body.slice(0, 200)}`,
+        );
     }
   };
   try {
-    await send(t, "POST", "/api/v1/namespaces", Buffer.from(JSON.stringify({ metadata: { name: NS } })), JSON_CT);
-    const victim = (extra: Record<string, unknown>) => Buffer.from(JSON.stringify({ metadata: { name: "victim" }, ...extra }));
+    await send(
+      t,
+      "POST",
+      "/api/v1/namespaces",
+      Buffer.from(JSON.stringify({ metadata: { name: NS } })),
+      JSON_CT,
+    );
+    const victim = (extra: Record<string, unknown>) =>
+      Buffer.from(JSON.stringify({ metadata: { name: "victim" }, ...extra }));
     await send(t, "POST", CONFIGMAPS, victim({ data: { a: "1" } }), JSON_CT);
     await send(t, "POST", PODS, victim({ spec: { containers: [{ name: "app", image: "nginx" }] } }), JSON_CT);
     const crd = { selector: { matchLabels: { app: "victim" } } };
-    const template = { metadata: { labels: { app: "victim" } }, spec: { containers: [{ name: "app", image: "nginx" }] } };
-    await send(t, "POST", PETSETS, victim({ apiVersion: "petset.dev/v1alpha1", kind: "PetSet", spec: { ...crd, template } }), JSON_CT);
+    const template = {
+      metadata: { labels: { app: "victim" } },
+      spec: { containers: [{ name: "app", image: "nginx" }] },
+    };
+    await send(
+      t,
+      "POST",
+      PETSETS,
+      victim({ apiVersion: "petset.dev/v1alpha1", kind: "PetSet", spec: { ...crd, template } }),
+      JSON_CT,
+    );
     const before = await dump(t);
 
     for (const req of fc.sample(fuzzRequest, { seed: o.seed, numRuns: o.runs }))
@@ -316,7 +369,8 @@ export async function runHttpFuzz(o: { seed: number; runs: number; watches: numb
     summary.abandonedClients = closers.length;
 
     const after = await dump(t);
-    for (const [k, v] of before) if (after.get(k) !== v) summary.changedObjects.push(`${k}: ${v} -> ${after.get(k)}`);
+    for (const [k, v] of before)
+      if (after.get(k) !== v) summary.changedObjects.push(`${k}: ${v} -> ${after.get(k)}`);
     for (const k of after.keys()) if (!before.has(k)) summary.changedObjects.push(`${k} (new)`);
     summary.serverAnsweredAfter = (await send(t, "GET", "/readyz")).status === 200;
   } finally {

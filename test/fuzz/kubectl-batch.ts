@@ -80,7 +80,12 @@ export async function createThroughKubectl(
       const name = String((c.manifest.metadata as { name?: unknown } | undefined)?.name ?? "");
       const err = errors.get(c.id);
       if (err && err.reason !== "") {
-        out.set(c.id, { kind: "rejected", reason: err.reason, code: codeOfReason(err.reason), message: err.message });
+        out.set(c.id, {
+          kind: "rejected",
+          reason: err.reason,
+          code: codeOfReason(err.reason),
+          message: err.message,
+        });
       } else if (err) {
         out.set(c.id, { kind: "client-error", message: err.message });
       } else if (created.has(name)) {

@@ -23,7 +23,7 @@ type Stored = Omit<CampaignSummary, "outcomes"> & {
 };
 
 /** Cases whose outcome differs between the two backends' runs of one seed. */
-export function mismatches(a: Stored, b: Stored): { id: string; [backend: string]: string }[] {
+function mismatches(a: Stored, b: Stored): { id: string; [backend: string]: string }[] {
   const out: { id: string; [backend: string]: string }[] = [];
   for (const [id, key] of Object.entries(a.outcomes)) {
     const other = b.outcomes[id];
@@ -42,7 +42,12 @@ afterAll(async () => {
 
 it(`${runs} hostile PetSets through kubectl (seed ${seed})`, async () => {
   console.log(`fuzz: FUZZ_SEED=${seed} FUZZ_RUNS=${runs} FUZZ_BACKEND=${backend}`);
-  const summary = await runCampaign({ cluster, seed, runs, log: (l) => console.log(`fuzz[${backend}] ${l}`) });
+  const summary = await runCampaign({
+    cluster,
+    seed,
+    runs,
+    log: (l) => console.log(`fuzz[${backend}] ${l}`),
+  });
   const stored: Stored = {
     ...summary,
     runs,

@@ -29,7 +29,10 @@ export function validateRequestOptions(method: string, q: URLSearchParams): void
   const dryRun = q.getAll("dryRun");
   if (dryRun.some((v) => v !== "All")) {
     const goList = `[]string{${dryRun.map((v) => JSON.stringify(v)).join(", ")}}`;
-    errs.push({ ...fieldNotSupported("dryRun", dryRun, ["All"]), message: `dryRun: Unsupported value: ${goList}: supported values: "All"` });
+    errs.push({
+      ...fieldNotSupported("dryRun", dryRun, ["All"]),
+      message: `dryRun: Unsupported value: ${goList}: supported values: "All"`,
+    });
   }
   if (method !== "DELETE") {
     const fv = q.get("fieldValidation");
@@ -43,11 +46,18 @@ export function validateRequestOptions(method: string, q: URLSearchParams): void
       if (bad >= 0) {
         const ch = [...fm][bad] ?? "";
         const code = `U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, "0")}`;
-        errs.push(fieldInvalidGo("fieldManager", fm, JSON.stringify(fm), `invalid character ${code} (at position ${bad})`));
+        errs.push(
+          fieldInvalidGo(
+            "fieldManager",
+            fm,
+            JSON.stringify(fm),
+            `invalid character ${code} (at position ${bad})`,
+          ),
+        );
       }
     }
   }
-  if (errs.length) throw invalid("", kind, "", errs);
+  if (errs.length) throw invalid("meta.k8s.io", kind, "", errs);
 }
 
 function isPrintable(ch: string): boolean {
