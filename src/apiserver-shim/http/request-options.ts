@@ -34,6 +34,9 @@ export function validateRequestOptions(method: string, q: URLSearchParams): void
       message: `dryRun: Unsupported value: ${goList}: supported values: "All"`,
     });
   }
+  const policy = q.get("propagationPolicy");
+  if (method === "DELETE" && policy !== null && !["Foreground", "Background", "Orphan"].includes(policy))
+    errs.push(fieldNotSupported("propagationPolicy", policy, ["Foreground", "Background", "Orphan", "nil"]));
   if (method !== "DELETE") {
     const fv = q.get("fieldValidation");
     if (fv !== null && !["", "Ignore", "Strict", "Warn"].includes(fv))
