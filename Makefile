@@ -6,7 +6,7 @@ NODE_STAMP := node_modules/.package-lock.json
 BUILD_STAMP := dist/.build-stamp
 SOURCES := $(shell find src hack bench -name '*.ts' 2>/dev/null) tsconfig.json tsconfig.build.json package.json
 
-.PHONY: chaos durability soak bench-quick krew-archive model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
+.PHONY: chaos durability soak bench-quick fuzz krew-archive model-check run dev test test-unit test-integration test-real conformance lint build crds demo bench cluster-up cluster-down clean help
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | column -t -s $$'\t'
@@ -80,6 +80,11 @@ chaos: build ## chaos campaign: seeded rollouts under controller SIGKILLs, a fro
 	  PETSET_TEST_BACKEND=$$b CHAOS_SEED=$$seed CHAOS_RUNS=$${CHAOS_RUNS:-10} \
 	    npx vitest run --project chaos --reporter verbose || rc=$$?; \
 	done; exit $$rc
+
+fuzz: build ## hostile PetSets through kubectl + HTTP fuzz of the embedded server (docs/reliability.md); FUZZ_SEED, FUZZ_RUNS, FUZZ_BACKEND
+	seed=$${FUZZ_SEED:-20261201}; backend=$${FUZZ_BACKEND:-embedded}; echo "fuzz: FUZZ_SEED=$$seed FUZZ_BACKEND=$$backend"; \
+	if [ "$$backend" = real ]; then bash test/cluster/up.sh; fi; \
+	FUZZ_SEED=$$seed FUZZ_RUNS=$${FUZZ_RUNS:-1000} FUZZ_BACKEND=$$backend PETSET_TEST_BACKEND=$$backend npx vitest run --project fuzz
 
 demo: build ## a scripted tour on the embedded server
 	node dist/src/cli/petset.js demo

@@ -1,8 +1,8 @@
 import { defineConfig } from "vitest/config";
 
-// Three projects: `unit` is pure and fast; `integration` talks to an API server chosen by
+// Four projects: `unit` is pure and fast; `integration` talks to an API server chosen by
 // PETSET_TEST_BACKEND (embedded | real | kubeconfig) through test/support/cluster.ts;
-// `conformance` compares the embedded server with a real kube-apiserver.
+// `fuzz` is `make fuzz`; `conformance` compares the embedded server with a real kube-apiserver.
 export default defineConfig({
   test: {
     projects: [
@@ -49,6 +49,17 @@ export default defineConfig({
           include: ["test/chaos/**/*.test.ts"],
           environment: "node",
           fileParallelism: false,
+        },
+      },
+      {
+        // `make fuzz`: hostile PetSets through kubectl and an HTTP fuzz of the embedded server
+        // (test/fuzz/README in docs/reliability.md); FUZZ_SEED, FUZZ_RUNS, FUZZ_BACKEND.
+        test: {
+          name: "fuzz",
+          include: ["test/fuzz/**/*.fuzz.ts"],
+          environment: "node",
+          testTimeout: 3_600_000,
+          hookTimeout: 900_000,
         },
       },
       {

@@ -181,8 +181,8 @@ function startFromKubeconfig(): Started {
   };
 }
 
-export async function startTestCluster(): Promise<TestCluster> {
-  const backend = backendFromEnv();
+/** The cluster of `backend` (default: PETSET_TEST_BACKEND); the fuzz runner starts both. */
+export async function startTestCluster(backend: Backend = backendFromEnv()): Promise<TestCluster> {
   const started =
     backend === "embedded"
       ? await startEmbedded()

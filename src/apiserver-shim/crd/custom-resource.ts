@@ -11,6 +11,7 @@ import {
   STANDARD_VERBS,
 } from "../registry/resource.js";
 import { schemaTypeNode, type TypeNode } from "../registry/type-node.js";
+import { dropUndeclaredFields, undeclaredFields } from "../registry/unknown-fields.js";
 import { fieldErrors } from "../schema/field-error.js";
 import {
   applyDefaults,
@@ -119,12 +120,16 @@ function crStrategy(
     // apiextensions' store answers a finished delete with a Status, not the object.
     returnDeletedObject: false,
     unknownFields(obj) {
-      if (!schema) return [];
+      // metadata is decoded into ObjectMeta: its unknown fields are named too (fuzzed input:
+      // `metadata.bogus` was accepted here and refused by kube-apiserver).
+      const meta = undeclaredFields(obj.metadata, objectMetaType(), "metadata");
+      if (!schema) return meta;
       const copy = deepClone(obj);
       pruneUnknownFields(schema, copy);
       // kube reports the pruned paths sorted.
-      return droppedFields(obj, copy).sort();
+      return [...meta, ...droppedFields(obj, copy)].sort();
     },
+    dropUnknownFields: (obj) => dropUndeclaredFields(obj.metadata, objectMetaType(), false),
     // Pruning and defaulting are part of decoding in kube: the writer owns the defaults.
     applyDefaults: normalize,
     prepareForCreate(obj) {

@@ -28,6 +28,7 @@ import { buildTable, type IncludeObject, partialObjectMetadata } from "../tables
 import { deepClone, isPlainObject, type KubeObject } from "../types.js";
 import { bindPod } from "./binding.js";
 import type { ResourceRequest } from "./request-info.js";
+import { validateRequestOptions } from "./request-options.js";
 import { negotiate, readBody, sendJson, warningHeaders } from "./respond.js";
 import { serveWatch, type WatchConfig } from "./watch.js";
 
@@ -68,12 +69,19 @@ function contextFor(
 
 function parseBody(body: Buffer, contentType: string | undefined): unknown {
   if (body.length === 0) return undefined;
-  if ((contentType ?? "").startsWith(PROTOBUF_CONTENT_TYPE)) return decodeKubeProtobuf(body);
-  const raw = body.toString("utf8");
-  if (!raw.trim()) return undefined;
   try {
-    return (contentType ?? "").includes("yaml") ? parseYaml(raw) : JSON.parse(raw);
+    // An undecodable body is the client's error (400), as kube's decoders answer: a truncated
+    // protobuf or a YAML alias cycle answered 500 here (fuzzed input).
+    if ((contentType ?? "").startsWith(PROTOBUF_CONTENT_TYPE)) return decodeKubeProtobuf(body);
+    const raw = body.toString("utf8");
+    if (!raw.trim()) return undefined;
+    if (!(contentType ?? "").includes("yaml")) return JSON.parse(raw);
+    const parsed: unknown = parseYaml(raw);
+    // Aliases may make a cycle, which no JSON object can be.
+    JSON.stringify(parsed);
+    return parsed;
   } catch (e) {
+    if (e instanceof ApiError) throw e;
     throw badRequest(`error decoding request body: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
@@ -128,6 +136,7 @@ export async function handleResource(
   if (sub && !isServedSubresource(def, sub)) throw pathNotFound();
   const method = req.method ?? "GET";
   const rendering = negotiate(req);
+  validateRequestOptions(method, q);
   const ctx = contextFor(q, req, store, sub);
   const reply = (code: number, obj: unknown) => sendJson(res, code, obj, warningHeaders(ctx.warnings));
   const renderOne = (o: KubeObject) =>

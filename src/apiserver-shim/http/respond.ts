@@ -24,7 +24,7 @@ export function sendError(res: ServerResponse, err: unknown): void {
     res.end();
     return;
   }
-  sendJson(res, e.code, e.status);
+  sendJson(res, e.code, e.status, e instanceof BodyTooLargeError ? { Connection: "close" } : {});
 }
 
 export function warningHeaders(warnings: string[]): Record<string, string> {
@@ -50,15 +50,40 @@ export function negotiate(req: IncomingMessage): Rendering {
   return "object";
 }
 
-export async function readBody(req: IncomingMessage, limit = 3 * 1024 * 1024): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req) {
-    const b = c as Buffer;
-    size += b.length;
-    if (size > limit)
-      throw new ApiError(413, "RequestEntityTooLarge", "Request entity too large: limit is 3145728");
-    chunks.push(b);
+/** k8s.io/apiserver's default MaxRequestBodyBytes (3 MiB) and the Status it answers above it. */
+export const MAX_REQUEST_BODY_BYTES = 3 * 1024 * 1024;
+
+/**
+ * A body over the limit: answered 413 and the connection closed after the answer, as Go's
+ * server does with an unread body. (Breaking out of `for await` destroyed the socket under the
+ * 413 it was writing; kubectl, sending the next object on that keep-alive connection, saw
+ * "connection reset by peer".)
+ */
+export class BodyTooLargeError extends ApiError {
+  constructor(limit: number) {
+    super(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limit}`);
   }
-  return Buffer.concat(chunks);
+}
+
+export function readBody(req: IncomingMessage, limit = MAX_REQUEST_BODY_BYTES): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (c: Buffer) => {
+      size += c.length;
+      if (size <= limit) {
+        chunks.push(c);
+        return;
+      }
+      req.off("data", onData);
+      req.off("end", onEnd);
+      // Discard the rest while the 413 is written; the socket closes after it.
+      req.resume();
+      reject(new BodyTooLargeError(limit));
+    };
+    const onEnd = () => resolve(Buffer.concat(chunks));
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.once("error", reject);
+  });
 }

@@ -1,12 +1,15 @@
 /** ObjectMeta rules shared by every resource: names, system fields, generation. */
 import { randomUUID } from "node:crypto";
 import { fieldForbidden, fieldInvalid, fieldRequired } from "../errors.js";
+import { fieldErrors } from "../schema/field-error.js";
 import type { FieldError } from "../schema/index.js";
 import { rfc3339 } from "../time.js";
 import { deepEqual, type KubeObject } from "../types.js";
 
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** k8s.io/apimachinery/pkg/api/validation TotalAnnotationSizeLimitB. */
+const TOTAL_ANNOTATION_SIZE_LIMIT_BYTES = 256 * 1024;
 const NAME_CHARS = "bcdfghjklmnpqrstvwxz2456789";
 
 export function generateName(prefix: string): string {
@@ -84,6 +87,12 @@ export function validateMetadata(obj: KubeObject): FieldError[] {
           "name part must consist of alphanumeric characters, '-', '_' or '.'",
         ),
       );
+  // kube's ValidateAnnotationsSize: keys and values together, in bytes.
+  let annotationBytes = 0;
+  for (const [k, v] of Object.entries(m.annotations ?? {}))
+    annotationBytes += Buffer.byteLength(k) + Buffer.byteLength(typeof v === "string" ? v : "");
+  if (annotationBytes > TOTAL_ANNOTATION_SIZE_LIMIT_BYTES)
+    errs.push(fieldErrors.tooLong("metadata.annotations", "", TOTAL_ANNOTATION_SIZE_LIMIT_BYTES));
   (m.ownerReferences ?? []).forEach((r, i) => {
     const f = `metadata.ownerReferences[${i}]`;
     if (!r.apiVersion)
