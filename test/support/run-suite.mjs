@@ -1,10 +1,11 @@
 #!/usr/bin/env node
 // Runs one vitest project and ends with a plain closing line "<project>: N passed, N failed"
 // (plus ", N skipped"), so CI logs say what ran. Exit code is vitest's.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createInterface } from "node:readline";
 
 const project = process.argv[2];
 if (!project) {
@@ -15,20 +16,19 @@ const dir = mkdtempSync(join(tmpdir(), "petset-vitest-"));
 const out = join(dir, "results.json");
 const backend = process.env.PETSET_TEST_BACKEND;
 const label = backend && project !== "unit" ? `${project}[${backend}]` : project;
-const res = spawnSync(
-  "npx",
-  [
-    "vitest",
-    "run",
-    "--project",
-    project,
-    "--reporter=default",
-    "--reporter=json",
-    `--outputFile.json=${out}`,
-    ...process.argv.slice(3),
-  ],
-  { stdio: "inherit" },
-);
+const vitestArgs = [
+  "vitest",
+  "run",
+  "--project",
+  project,
+  "--reporter=default",
+  "--reporter=json",
+  `--outputFile.json=${out}`,
+  ...process.argv.slice(3),
+];
+// PETSET_SUITE_PREFIX: two suites run at once (make test), so every line says whose it is.
+const prefix = process.env.PETSET_SUITE_PREFIX;
+const res = prefix ? await prefixed(prefix, vitestArgs) : spawnSync("npx", vitestArgs, { stdio: "inherit" });
 let passed = 0;
 let failed = 0;
 let skipped = 0;
@@ -52,7 +52,7 @@ try {
 }
 rmSync(dir, { recursive: true, force: true });
 const closing = `${label}: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`;
-console.log(closing);
+console.log(prefix ? `[${prefix}] ${closing}` : closing);
 // CI shows the end of the log: the Makefile's `test` target prints this file last.
 if (failures.length > 0 || res.status !== 0) {
   mkdirSync(".cache", { recursive: true });
@@ -63,3 +63,14 @@ if (failures.length > 0 || res.status !== 0) {
   for (const f of failures) console.log(`  FAILED ${f}`);
 }
 process.exit(res.status ?? 1);
+
+/** Runs npx with its output piped, each line prefixed; resolves like spawnSync's result. */
+function prefixed(tag, args) {
+  return new Promise((resolve) => {
+    const child = spawn("npx", args, { stdio: ["ignore", "pipe", "pipe"] });
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on("line", (line) => console.log(`[${tag}] ${line}`));
+    }
+    child.on("close", (code) => resolve({ status: code ?? 1 }));
+  });
+}
