@@ -16,6 +16,8 @@
  *  - Reads (GET, list, watch) are never fenced: caches keep working while a replica waits.
  *  - Without leader election the process is the only writer by configuration: always held.
  */
+
+import { setMaxListeners } from "node:events";
 import {
   createConfiguration,
   type KubeConfig,
@@ -44,10 +46,20 @@ export interface LeaseGuard {
   remainingMs(): number;
 }
 
+/**
+ * A guard's signal: every write in flight listens on it (writeSignal, fenced-connection.ts),
+ * dozens at once is normal, not a leak, and must not print Node's MaxListenersExceededWarning
+ * on the user's terminal (`petset dev`, `petset demo`).
+ */
+function sharedSignal(controller = new AbortController()): AbortSignal {
+  setMaxListeners(0, controller.signal);
+  return controller.signal;
+}
+
 /** The guard of a process that runs without leader election. */
 export const unfencedGuard: LeaseGuard = {
   check() {},
-  signal: new AbortController().signal,
+  signal: sharedSignal(),
   remainingMs: () => Number.POSITIVE_INFINITY,
 };
 
@@ -90,7 +102,9 @@ export class LeaseFence implements LeaseGuard {
     private readonly clock: MonotonicClock,
     /** How long after a renew was sent this replica may still write: leaseDuration - margin. */
     private readonly validForMs: number,
-  ) {}
+  ) {
+    sharedSignal(this.abort);
+  }
 
   get signal(): AbortSignal {
     return this.abort.signal;

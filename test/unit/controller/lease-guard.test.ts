@@ -75,4 +75,28 @@ describe("writeSignal", () => {
     expect(signal.aborted).toBe(true);
     expect(writeSignal(unfencedGuard)).toBe(unfencedGuard.signal);
   });
+
+  // Seen in `petset demo` (its output must be clean): 11 writes in flight printed Node's
+  // MaxListenersExceededWarning on the user's terminal.
+  it("many writes in flight at once print no MaxListenersExceededWarning", async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on("warning", onWarning);
+    try {
+      const f = new LeaseFence({ now: () => 0 }, 10_000);
+      f.renewed(0);
+      const signals = Array.from({ length: 50 }, () => writeSignal(f));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(signals.every((s) => !s.aborted)).toBe(true);
+      expect(warnings).toEqual([]);
+      f.lose("done");
+      expect(signals.every((s) => s.aborted)).toBe(true);
+      // Without leader election (petset dev, petset demo) every write shares one signal.
+      for (let i = 0; i < 50; i++) writeSignal(unfencedGuard).addEventListener("abort", () => {});
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+    } finally {
+      process.off("warning", onWarning);
+    }
+  });
 });
