@@ -94,6 +94,29 @@ describe("kubectl petset release", () => {
     );
   });
 
+  // Seen on kube-apiserver (CI): the StatefulSet controller wrote web-1 between the listing
+  // and the relabel, and release failed with the 409 instead of reading the pod again.
+  it("a pod written between its listing and its relabel (409) is read again and relabelled", async () => {
+    const { api, run } = setup();
+    const patch = api.patchPodMetadata.bind(api);
+    let raced = false;
+    api.patchPodMetadata = async (name, metadata, resourceVersion) => {
+      if (name === "web-1" && !raced) {
+        raced = true;
+        api.podObjects = api.podObjects.map((p) =>
+          p.metadata.name === "web-1" ? { ...p, metadata: { ...p.metadata, resourceVersion: "999" } } : p,
+        );
+      }
+      return patch(name, metadata, resourceVersion);
+    };
+    const result = await run("release", "web");
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(raced).toBe(true);
+    expect(api.podObjects[1]?.metadata.labels).toEqual({ app: "web", "controller-revision-hash": "web-abc" });
+    expect(result.stdout).toContain("pod/web-1 labelled (revision web-abc)");
+  });
+
   it("refuses while pods run an older version, naming the pod and the label", async () => {
     const { api, run } = setup([3, 2, 3]);
     const result = await run("release", "web");

@@ -75,11 +75,25 @@ export async function releaseCommand(
   );
   io.stdout.write(`${statefulSetRef(name)} owns the pods; revision ${owned.revision}\n`);
 
-  for (const pod of owned.pods) {
-    const labels = releaseLabels(pod, owned.revision);
-    if (labels === undefined) continue;
-    await api.patchPodMetadata(pod.metadata.name ?? "", { labels }, pod.metadata.resourceVersion ?? "");
-    io.stdout.write(`pod/${pod.metadata.name} labelled (revision ${owned.revision})\n`);
+  for (const listed of owned.pods) {
+    const podName = listed.metadata.name ?? "";
+    // The StatefulSet controller and the kubelet write the pods it has just adopted: a 409 on
+    // the resourceVersion precondition means "read it again", not failure.
+    const labelled = await pollUntil(`pod/${podName} to be labelled`, deadline, poll, async () => {
+      const pod = (await api.listPods()).find((p) => p.metadata.name === podName);
+      if (pod === undefined)
+        throw new PluginError("NotFound", `pod "${podName}" was deleted while releasing`);
+      const labels = releaseLabels(pod, owned.revision);
+      if (labels === undefined) return "unchanged";
+      try {
+        await api.patchPodMetadata(podName, { labels }, pod.metadata.resourceVersion ?? "");
+        return "labelled";
+      } catch (err) {
+        if (err instanceof PluginError && err.reason === "Conflict") return undefined;
+        throw err;
+      }
+    });
+    if (labelled === "labelled") io.stdout.write(`pod/${podName} labelled (revision ${owned.revision})\n`);
   }
   const strategy = owned.current.metadata.annotations?.[ReleaseAnnotations.updateStrategy];
   if (strategy !== undefined) {
