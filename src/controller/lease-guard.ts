@@ -170,25 +170,37 @@ export function makeApiClientWith<T>(
 }
 
 /**
+ * How long any request of the controller's API clients may take before it is aborted. The
+ * caches have their own bound (informers.ts); this one is for the rest: a GET or a write
+ * sent to a server (or proxy) that accepted the connection and never answers would otherwise
+ * hold a sync worker for good (test/integration/network-faults.test.ts, blackhole).
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
+
+/**
  * `kubeConfig.makeApiClient(ApiClass)` with every non-GET request fenced by `guard`, and
  * extra headers on every request (the User-Agent naming the replica). A write is checked
  * twice: before anything (a refused write opens no connection) and once its connection is
- * established, just before its bytes go out (fenced-connection.ts).
+ * established, just before its bytes go out (fenced-connection.ts). Every request, read or
+ * write, is aborted after `requestTimeoutMs`.
  */
 export function makeFencedApiClient<T>(
   kubeConfig: KubeConfig,
   apiClass: ApiClass<T>,
   guard: LeaseGuard,
   headers: Record<string, string> = {},
+  requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
 ): T {
   return makeApiClientWith(kubeConfig, apiClass, async (ctx) => {
     for (const [k, v] of Object.entries(headers)) ctx.setHeaderParam(k, v);
-    if (String(ctx.getHttpMethod()) !== "GET") {
-      guard.check();
-      const signal = writeSignal(guard);
-      ctx.setSignal(signal);
-      await connectThenCheck(ctx.getAgent(), ctx.getUrl(), () => guard.check(), signal);
+    if (String(ctx.getHttpMethod()) === "GET") {
+      ctx.setSignal(abortAfter([], requestTimeoutMs));
+      return;
     }
+    guard.check();
+    const signal = abortAfter([writeSignal(guard)], requestTimeoutMs);
+    ctx.setSignal(signal);
+    await connectThenCheck(ctx.getAgent(), ctx.getUrl(), () => guard.check(), signal);
   });
 }
 

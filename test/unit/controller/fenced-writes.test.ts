@@ -5,9 +5,10 @@
  * Monotonic time is a fake the test moves; the HTTP is real.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CoordinationV1Api, CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
+import { CoordinationV1Api, CoreV1Api, KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiServer, type ReceivedRequest, startApiServer } from "../../../src/apiserver-shim/index.js";
 import { startLeaderElection } from "../../../src/controller/leader-election.js";
@@ -17,6 +18,7 @@ import {
   type LeaseGuard,
   makeFencedApiClient,
   systemMonotonicClock,
+  unfencedGuard,
 } from "../../../src/controller/lease-guard.js";
 import { systemClock } from "../../../src/util/clock.js";
 import { loadKubeConfig } from "../../../src/util/kubeconfig.js";
@@ -204,3 +206,33 @@ async function until(cond: () => boolean): Promise<void> {
     await new Promise((r) => setTimeout(r, 5));
   }
 }
+
+// Counterexample from CI (network-faults, blackhole): a GET the proxy accepted and never
+// answered held a sync worker for good, and the rollout never finished.
+describe("requests to a server that never answers", () => {
+  it("a read or a write is aborted after the request timeout", async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => void held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as AddressInfo).port;
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: "silent", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+      users: [{ name: "u" }],
+      contexts: [{ name: "c", cluster: "silent", user: "u" }],
+      currentContext: "c",
+    });
+    try {
+      const api = makeFencedApiClient(kc, CoreV1Api, unfencedGuard, {}, 300);
+      const started = performance.now();
+      await expect(api.readNamespacedPod({ namespace: "default", name: "web-0" })).rejects.toThrow();
+      await expect(
+        api.createNamespacedConfigMap({ namespace: "default", body: { metadata: { name: "x" } } }),
+      ).rejects.toThrow();
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
+    }
+  });
+});
