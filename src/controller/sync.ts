@@ -57,6 +57,7 @@ import type { StatusWriteLimiter } from "./status-coalescing.js";
 import { canonicalStatus, withCondition } from "./status-compare.js";
 import { awaitExpectations } from "./sync-expectations.js";
 import { collectHistory } from "./sync-history.js";
+import { reportRefusal } from "./sync-refusal.js";
 
 export interface SyncContext {
   caches: ControllerCaches;
@@ -90,8 +91,6 @@ const STALE_CACHE_REQUEUE_MS = 250;
 const HIDDEN_POD_REQUEUE_MS = 10_000;
 /** How soon to retry a spec the API refused; a spec change wakes the sync earlier. */
 const INVALID_SPEC_REQUEUE_MS = 30_000;
-/** Condition messages stay readable in `kubectl describe` (kube allows 32 KiB). */
-const MAX_CONDITION_MESSAGE = 4096;
 
 export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncResult> {
   const [namespace = "", name = ""] = key.split("/");
@@ -367,42 +366,6 @@ async function writeStatus(
     if (!isConflict(err) && !isNotFound(err)) throw err;
   }
   return undefined;
-}
-
-/**
- * A PetSet the API server accepted but petset cannot read (the CRD schema is looser than the
- * API types): a Warning Event and the Progressing=False/InvalidSpec condition, both naming the
- * fields, so `kubectl describe` and `kubectl wait` show it (fuzzed input: only the Event was
- * written, the status said nothing).
- */
-async function reportRefusal(ctx: SyncContext, raw: KubernetesObject, message: string): Promise<void> {
-  const ns = raw.metadata?.namespace ?? "default";
-  const name = raw.metadata?.name ?? "";
-  await ctx.events.record(
-    { apiVersion: API_VERSION, kind: PETSET_KIND, namespace: ns, name, uid: raw.metadata?.uid },
-    { type: "Warning", reason: "InvalidSpec", message },
-  );
-  ctx.logger.warn({ petSet: `${ns}/${name}`, message }, "invalid PetSet");
-  const current = PetSetStatusSchema.safeParse((raw as { status?: unknown }).status ?? {});
-  const base = current.success ? current.data : PetSetStatusSchema.parse({});
-  const status = withCondition(
-    base,
-    {
-      type: ConditionTypes.progressing,
-      status: "False",
-      reason: ProgressingReasons.invalidSpec,
-      message: message.slice(0, MAX_CONDITION_MESSAGE),
-    },
-    ctx.clock.now(),
-    raw.metadata?.generation,
-  );
-  if (current.success && canonicalStatus(current.data) === canonicalStatus(status)) return;
-  try {
-    await ctx.status.update(ns, name, raw.metadata?.resourceVersion ?? "", status);
-  } catch (err) {
-    // A newer PetSet is in the cache already or soon: its event re-runs the sync.
-    if (!isConflict(err) && !isNotFound(err)) throw err;
-  }
 }
 
 function podTarget(namespace: string, name: string): EventTarget {
