@@ -15,6 +15,7 @@ import type { BenchContext } from "./support/bench.js";
 import { imagePatch, MERGE_PATCH, petSetsPath, podTemplate } from "./support/petsets.js";
 import { ProcSampler, readProc } from "./support/proc.js";
 import { startController } from "./support/processes.js";
+import { secondsUntilSettled } from "./support/settled.js";
 import { type Measurement, m, waitFor } from "./support/stats.js";
 
 const FROM = "nginx:1.26";
@@ -29,11 +30,6 @@ interface RunResult {
   writesByKind: Record<string, number>;
   cpuSeconds: number;
   kubeletSeconds: number;
-}
-
-interface SetStatus {
-  metadata: { generation?: number };
-  status?: Record<string, unknown> & { observedGeneration?: number };
 }
 
 function manifest(kind: Kind, pets: number, maxUnavailable: number, image: string) {
@@ -52,33 +48,6 @@ function manifest(kind: Kind, pets: number, maxUnavailable: number, image: strin
 
 function collection(kind: Kind, ns: string): string {
   return kind === "petset" ? petSetsPath(ns) : `/apis/apps/v1/namespaces/${ns}/statefulsets`;
-}
-
-/** Every pet updated and Ready, as the status says (the same fields for both kinds). */
-function settled(o: SetStatus, pets: number): boolean {
-  const s = o.status ?? {};
-  const same =
-    s.currentVersion !== undefined
-      ? s.currentVersion === s.updateVersion
-      : s.currentRevision === s.updateRevision;
-  return (
-    (s.observedGeneration ?? 0) >= (o.metadata.generation ?? 1) &&
-    s.replicas === pets &&
-    s.readyReplicas === pets &&
-    s.updatedReplicas === pets &&
-    same
-  );
-}
-
-async function untilSettled(backend: Backend, path: string, pets: number): Promise<number> {
-  const t0 = performance.now();
-  await waitFor(
-    `${path}: ${pets} pets updated and Ready`,
-    async () => (settled(await backend.http.json<SetStatus>("GET", path), pets) ? true : undefined),
-    Math.max(120_000, pets * 5_000),
-    50,
-  );
-  return (performance.now() - t0) / 1000;
 }
 
 async function namespaceGone(backend: Backend, ns: string): Promise<void> {
@@ -115,12 +84,12 @@ async function oneRun(
   const path = `${base}/${NAME}`;
   try {
     await cluster.http.json("POST", base, manifest(kind, pets, maxUnavailable, FROM));
-    await untilSettled(cluster, path, pets);
+    await secondsUntilSettled(cluster, path, pets, { perPetMs: 5_000, pollMs: 50 });
     const from = Date.now();
     const cpu0 = readProc(pid).cpuSeconds;
     const sampler = new ProcSampler(pid).start();
     await cluster.http.json("PATCH", path, imagePatch(NAME, TO), MERGE_PATCH);
-    const wallSeconds = await untilSettled(cluster, path, pets);
+    const wallSeconds = await secondsUntilSettled(cluster, path, pets, { perPetMs: 5_000, pollMs: 50 });
     sampler.stop();
     const cpuSeconds = readProc(pid).cpuSeconds - cpu0;
     // Writes that land after the status said "done" (a last status write) count too.

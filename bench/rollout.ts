@@ -11,53 +11,13 @@ import type { BenchContext, Benchmark, BenchOutput } from "./support/bench.js";
 import { imagePatch, MERGE_PATCH, petSetManifest, petSetsPath } from "./support/petsets.js";
 import { ProcSampler } from "./support/proc.js";
 import { startController, writesBetween } from "./support/processes.js";
+import { secondsUntilSettled } from "./support/settled.js";
 import { m, waitFor } from "./support/stats.js";
 
 const SIZES = { small: { pets: 20 }, full: { pets: 100 } } as const;
 const FROM = "nginx:1.26";
 const TO = "nginx:1.27";
 const NAME = "web";
-
-interface SetStatus {
-  metadata: { generation?: number };
-  status?: {
-    observedGeneration?: number;
-    replicas?: number;
-    readyReplicas?: number;
-    updatedReplicas?: number;
-    currentVersion?: number;
-    updateVersion?: number;
-    currentRevision?: string;
-    updateRevision?: string;
-  };
-}
-
-/** Done when the controller has seen the latest spec and every pet is updated and Ready. */
-function settled(o: SetStatus, pets: number): boolean {
-  const s = o.status ?? {};
-  const sameVersion =
-    s.currentVersion !== undefined
-      ? s.currentVersion === s.updateVersion
-      : s.currentRevision === s.updateRevision;
-  return (
-    (s.observedGeneration ?? 0) >= (o.metadata.generation ?? 1) &&
-    s.replicas === pets &&
-    s.readyReplicas === pets &&
-    s.updatedReplicas === pets &&
-    sameVersion
-  );
-}
-
-async function timeUntilSettled(backend: Backend, path: string, pets: number): Promise<number> {
-  const t0 = performance.now();
-  await waitFor(
-    `${path} settled with ${pets} ready, updated pets`,
-    async () => (settled(await backend.http.json<SetStatus>("GET", path), pets) ? true : undefined),
-    Math.max(120_000, pets * 10_000),
-    200,
-  );
-  return (performance.now() - t0) / 1000;
-}
 
 /** Every pod of the set runs `image` and is Ready (checked after the status said so). */
 async function verifyPods(backend: Backend, ns: string, pets: number, image: string): Promise<boolean> {
@@ -91,13 +51,13 @@ async function petSetRollout(ctx: BenchContext, backend: Backend, pets: number) 
     ctx.log(`petset: create ${pets} pets`);
     const createSampler = new ProcSampler(controller.pid).start();
     await http.json("POST", petSetsPath(ns), petSetManifest(NAME, { replicas: pets, image: FROM }));
-    const createSeconds = await timeUntilSettled(backend, path, pets);
+    const createSeconds = await secondsUntilSettled(backend, path, pets, { perPetMs: 10_000, pollMs: 200 });
     const createProc = createSampler.stop();
     ctx.log(`petset: roll ${FROM} -> ${TO}`);
     const writes0 = await controller.apiWrites();
     const sampler = new ProcSampler(controller.pid).start();
     await http.json("PATCH", path, imagePatch(NAME, TO), MERGE_PATCH);
-    const rolloutSeconds = await timeUntilSettled(backend, path, pets);
+    const rolloutSeconds = await secondsUntilSettled(backend, path, pets, { perPetMs: 10_000, pollMs: 200 });
     const proc = sampler.stop();
     const writes = writesBetween(writes0, await controller.apiWrites());
     const verified = await verifyPods(backend, ns, pets, TO);
