@@ -212,29 +212,18 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   await sample();
   for (const m of monitors) result.violations.push(...(await m.stop()));
   ending = true;
-  const series = (pick: (s: SoakResult["samples"][number]) => number) =>
-    result.samples.map((s) => ({ t: s.t, y: pick(s) }));
+  // Slopes after a 20% warm-up.
+  const trend = (pick: (s: SoakResult["samples"][number]) => number) =>
+    summarize(
+      result.samples.map((s) => ({ t: s.t, y: pick(s) })),
+      0.2,
+    );
   result.summary = {
-    serverRssKiB: summarize(
-      series((s) => s.server.rssKiB),
-      0.2,
-    ),
-    serverFds: summarize(
-      series((s) => s.server.fds),
-      0.2,
-    ),
-    controllerRssKiB: summarize(
-      series((s) => s.controller.rssKiB),
-      0.2,
-    ),
-    controllerFds: summarize(
-      series((s) => s.controller.fds),
-      0.2,
-    ),
-    watches: summarize(
-      series((s) => s.watches),
-      0.2,
-    ),
+    serverRssKiB: trend((s) => s.server.rssKiB),
+    serverFds: trend((s) => s.server.fds),
+    controllerRssKiB: trend((s) => s.controller.rssKiB),
+    controllerFds: trend((s) => s.controller.fds),
+    watches: trend((s) => s.watches),
   };
   stopController();
   process.removeListener("exit", stopController);
