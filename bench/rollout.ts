@@ -12,7 +12,7 @@ import { imagePatch, MERGE_PATCH, petSetManifest, petSetsPath } from "./support/
 import { ProcSampler } from "./support/proc.js";
 import { startController, writesBetween } from "./support/processes.js";
 import { secondsUntilSettled } from "./support/settled.js";
-import { m, waitFor } from "./support/stats.js";
+import { m } from "./support/stats.js";
 
 const SIZES = { small: { pets: 20 }, full: { pets: 100 } } as const;
 const FROM = "nginx:1.26";

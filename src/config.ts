@@ -46,6 +46,7 @@ export const DevFlagsSchema = CommonFlagsSchema.extend({
   apply: z.array(z.string()).default([]),
   controller: z.boolean().default(true),
   readyDelayMs: z.coerce.number().int().min(0).default(300),
+  eventTtl: z.coerce.number().int().min(1).default(3600),
 });
 export type DevConfig = z.infer<typeof DevFlagsSchema>;
 

@@ -7,6 +7,7 @@ import type { Logger } from "pino";
 import { SYSTEM_NAMESPACES } from "./builtin/namespaces.js";
 import { registerBuiltins } from "./builtin/register-builtins.js";
 import { CRDS_GR, CrdController } from "./controllers/crd-controller.js";
+import { DEFAULT_EVENT_TTL_MS, sweepEvents } from "./controllers/event-ttl.js";
 import { GarbageCollector } from "./controllers/garbage-collector.js";
 import { JOBS_GR, JobController } from "./controllers/job-controller.js";
 import { NamespaceController } from "./controllers/namespace-controller.js";
@@ -22,6 +23,8 @@ export interface ShimCoreOptions {
   logger?: Logger;
   dataDir?: string;
   watchWindow?: number;
+  /** Events expire this long after their last write (kube's --event-ttl, default 1 h). */
+  eventTtlMs?: number;
   /** Run the internal controllers on their own after changes (default true). */
   autoReconcile?: boolean;
 }
@@ -82,6 +85,21 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
       store.create(nsDef, undefined, { metadata: { name: ns } }, systemContext(opts.clock, "kube-apiserver"));
   objects.beginWatchWindows();
   if (auto) for (const s of [gc, nsc, crdc, jobc]) s.poke();
+  // Event expiry sweeps a tenth of the TTL apart (at most a minute), so an Event outlives its
+  // TTL by at most that much.
+  const eventTtlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
+  const eventSweep = auto
+    ? setInterval(
+        () => {
+          try {
+            sweepEvents(objects, opts.clock, eventTtlMs);
+          } catch (err) {
+            onError("event expiry")(err);
+          }
+        },
+        Math.min(Math.max(eventTtlMs / 10, 1_000), 60_000),
+      ).unref()
+    : undefined;
   return {
     objects,
     registry,
@@ -99,6 +117,7 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
     stop() {
       for (const s of [gc, nsc, crdc, jobc]) s.stop();
       if (jobTimer) clearTimeout(jobTimer);
+      if (eventSweep) clearInterval(eventSweep);
       objects.close();
     },
   };

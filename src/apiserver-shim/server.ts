@@ -29,7 +29,7 @@ import { isLoopback, RequestGuard } from "./http/request-guard.js";
 import { parseResourcePath } from "./http/request-info.js";
 import { handleResource } from "./http/resource-handler.js";
 import { sendError, sendJson } from "./http/respond.js";
-import { WatchGauge } from "./http/watch-gauge.js";
+import { renderStorageObjects, WatchGauge } from "./http/watch-gauge.js";
 import { writeKubeconfig as writeKubeconfigFile } from "./kubeconfig.js";
 import { LocalExecutor } from "./kubelet/local-exec.js";
 import { grKey } from "./registry/resource.js";
@@ -56,6 +56,8 @@ export interface ApiServerOptions {
   tokens?: string[];
   /** Recent events a watch can resume from (default 10,000); older → 410 Expired. */
   watchWindow?: number;
+  /** Events expire this long after their last write (kube's --event-ttl; default 1 h). */
+  eventTtlMs?: number;
   /** Interval of BOOKMARK events on watches that allow them (default 10 s). */
   bookmarkIntervalMs?: number;
   /** Upper bound of a watch without timeoutSeconds (default 1800 s). */
@@ -112,6 +114,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     logger: log,
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.watchWindow ? { watchWindow: opts.watchWindow } : {}),
+    ...(opts.eventTtlMs ? { eventTtlMs: opts.eventTtlMs } : {}),
   });
   const { objects, registry, store } = core;
 
@@ -169,7 +172,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       if (path === "/version") return sendJson(res, 200, VERSION_INFO);
       if (path === "/metrics") {
         res.writeHead(200, { "Content-Type": "text/plain; version=0.0.4; charset=utf-8" });
-        res.end(watchCfg.gauge.render());
+        res.end(watchCfg.gauge.render() + renderStorageObjects(objects.counts()));
         return;
       }
       if (path === "/api") {

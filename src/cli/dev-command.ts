@@ -38,6 +38,7 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
     logger: logger.child({ component: "apiserver" }),
     ...(config.dataDir ? { dataDir: resolve(config.dataDir) } : {}),
     ...(tokens ? { tokens } : {}),
+    eventTtlMs: config.eventTtl * 1000,
   });
   const kubeconfigPath = resolve(config.kubeconfig);
   await server.writeKubeconfig(kubeconfigPath);

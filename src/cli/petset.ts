@@ -59,6 +59,11 @@ program
   .option("--apply <path...>", "manifests (files or folders) to create once ready")
   .option("--no-controller", "do not run the controller")
   .option("--ready-delay-ms <ms>", "how long the simulated kubelet takes to make a pod Ready", "300")
+  .option(
+    "--event-ttl <seconds>",
+    "Events are deleted this long after their last write (as kube-apiserver's --event-ttl)",
+    "3600",
+  )
   .addOption(logLevel())
   .action(async (flags: Record<string, unknown>) => {
     await runDev(parseFlags(DevFlagsSchema, flags));

@@ -52,6 +52,8 @@ export interface CampaignOptions {
   cluster: TestCluster;
   seed: number;
   runs: number;
+  /** Only these case ids (FUZZ_CASES): rerun the findings of a run without the rest. */
+  only?: string[];
   batchSize?: number;
   /** How long an accepted case may take to be surfaced or become healthy. */
   surfaceTimeoutMs?: number;
@@ -147,6 +149,7 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
   };
   const record = (r: CaseResult) => {
     summary.outcomes[r.id] = r.key;
+    if (o.only) log(`${r.id} ${r.category}: ${r.outcome} ${r.key} ${r.message.slice(0, 300)}`);
     if (r.outcome === "rejected") {
       summary.rejected[r.key] = (summary.rejected[r.key] ?? 0) + 1;
       if (!r.namesField) summary.rejectedWithoutField++;
@@ -163,7 +166,8 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
   await custom.createNamespacedCustomObject({ ...ps, namespace, body: steady });
   const monitor = await startInvariantMonitor({ kubeConfig: cluster.kubeConfig, namespace, petSet: HEALTHY });
   try {
-    const cases = hostileCases(o.seed, o.runs);
+    const all = hostileCases(o.seed, o.runs);
+    const cases = o.only ? all.filter((c) => o.only?.includes(c.id)) : all;
     summary.generated = cases.length;
     const batchSize = o.batchSize ?? 50;
     for (let i = 0; i < cases.length; i += batchSize) {

@@ -13,6 +13,8 @@ import { type CampaignSummary, runCampaign } from "./campaign.js";
 const backend = (process.env.FUZZ_BACKEND ?? process.env.PETSET_TEST_BACKEND ?? "embedded") as Backend;
 const seed = Number(process.env.FUZZ_SEED ?? 20261201);
 const runs = Number(process.env.FUZZ_RUNS ?? 1000);
+// FUZZ_CASES=case-00167,case-00179: rerun only these cases of the seed (results not stored).
+const only = process.env.FUZZ_CASES ? process.env.FUZZ_CASES.split(",").map((c) => c.trim()) : undefined;
 const RESULTS = join(REPO_ROOT, "test", "fuzz", "results");
 
 type Stored = Omit<CampaignSummary, "outcomes"> & {
@@ -46,8 +48,13 @@ it(`${runs} hostile PetSets through kubectl (seed ${seed})`, async () => {
     cluster,
     seed,
     runs,
+    only,
     log: (l) => console.log(`fuzz[${backend}] ${l}`),
   });
+  if (only) {
+    console.log(JSON.stringify({ ...summary, outcomes: undefined }, null, 2));
+    return;
+  }
   const stored: Stored = {
     ...summary,
     runs,

@@ -28,6 +28,8 @@ export interface SoakOptions {
   sampleSeconds: number;
   /** Pause between two random changes. */
   changeEveryMs: number;
+  /** `petset dev --event-ttl`: short enough that Events reach their steady count within the run. */
+  eventTtlSeconds: number;
   progress?: (line: string) => void;
 }
 
@@ -42,6 +44,8 @@ export interface SoakResult {
     server: { rssKiB: number; fds: number };
     controller: { rssKiB: number; fds: number };
     watches: number;
+    /** Stored objects per resource (the server's apiserver_storage_objects). */
+    stored: Record<string, number>;
   }[];
   summary: Record<string, SeriesSummary>;
 }
@@ -83,7 +87,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     dataDir: join(dir, "data"),
     kubeconfig,
     controller: false,
-    extraArgs: ["--log-level", "warn"],
+    extraArgs: ["--log-level", "warn", "--event-ttl", String(o.eventTtlSeconds)],
   });
   const metricsPort = await freePort();
   const crashed: string[] = [];
@@ -157,18 +161,21 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   };
   const started = Date.now();
   const deadline = started + o.minutes * 60_000;
-  const watches = async (): Promise<number> => {
+  const metrics = async (): Promise<{ watches: number; stored: Record<string, number> }> => {
     const text = await (await api("/metrics")).text();
-    let n = 0;
+    let watches = 0;
     for (const m of text.matchAll(/^apiserver_longrunning_requests\{[^}]*verb="WATCH"[^}]*\} (\d+)$/gm))
-      n += Number(m[1]);
-    return n;
+      watches += Number(m[1]);
+    const stored: Record<string, number> = {};
+    for (const m of text.matchAll(/^apiserver_storage_objects\{resource="([^"]+)"\} (\d+)$/gm))
+      stored[m[1]!] = Number(m[2]);
+    return { watches, stored };
   };
   const sample = async () => {
     const server = sampleProcess(dev.pid);
     const ctl = sampleProcess(controller.pid!);
     if (!server || !ctl) return;
-    result.samples.push({ t: Date.now() - started, server, controller: ctl, watches: await watches() });
+    result.samples.push({ t: Date.now() - started, server, controller: ctl, ...(await metrics()) });
   };
   await sample();
   let nextSample = Date.now() + o.sampleSeconds * 1000;
@@ -204,7 +211,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
       const s = result.samples.at(-1);
       if (s)
         say(
-          `soak: ${Math.round(s.t / 1000)} s, ${result.changes} changes, server ${s.server.rssKiB} KiB ${s.server.fds} fds, controller ${s.controller.rssKiB} KiB ${s.controller.fds} fds, ${s.watches} watches`,
+          `soak: ${Math.round(s.t / 1000)} s, ${result.changes} changes, server ${s.server.rssKiB} KiB ${s.server.fds} fds, controller ${s.controller.rssKiB} KiB ${s.controller.fds} fds, ${s.watches} watches, ${s.stored.events ?? 0} events, ${s.stored.pods ?? 0} pods, ${s.stored["petsetversions.petset.dev"] ?? 0} versions`,
         );
     }
     await new Promise((r2) => setTimeout(r2, o.changeEveryMs));
@@ -224,6 +231,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     controllerRssKiB: trend((s) => s.controller.rssKiB),
     controllerFds: trend((s) => s.controller.fds),
     watches: trend((s) => s.watches),
+    storedEvents: trend((s) => s.stored.events ?? 0),
+    storedPods: trend((s) => s.stored.pods ?? 0),
+    storedVersions: trend((s) => s.stored["petsetversions.petset.dev"] ?? 0),
   };
   stopController();
   process.removeListener("exit", stopController);

@@ -21,6 +21,7 @@ describe("soak", () => {
       monitored: Number(process.env.SOAK_MONITORED ?? Math.min(20, petSets)),
       sampleSeconds: Number(process.env.SOAK_SAMPLE_SECONDS ?? 15),
       changeEveryMs: Number(process.env.SOAK_CHANGE_EVERY_MS ?? 500),
+      eventTtlSeconds: Number(process.env.SOAK_EVENT_TTL ?? 600),
       progress: (line) => process.stdout.write(`${line}\n`),
     });
     const dir = join(import.meta.dirname, "results");

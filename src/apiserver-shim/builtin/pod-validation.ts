@@ -32,6 +32,7 @@ export function validatePodSpec(spec: unknown, path = "spec"): FieldError[] {
         seen.add(c.name);
       }
       if (typeof c.image !== "string" || !c.image.trim()) errs.push(fieldRequired(`${f}.image`));
+      errs.push(...validateEnvNames(c, f));
       errs.push(...validateVolumeMounts(c, f, volumes.names));
     });
   check(list(spec.initContainers), "initContainers");
@@ -49,6 +50,21 @@ export function validatePodSpec(spec: unknown, path = "spec"): FieldError[] {
     errs.push(
       fieldInvalid(`${path}.terminationGracePeriodSeconds`, grace, "must be greater than or equal to 0"),
     );
+  return errs;
+}
+
+/** kube's env var names with RelaxedEnvironmentVariableValidation (default on since 1.32). */
+const RELAXED_ENV_NAME =
+  "a valid environment variable name must consist only of printable ASCII characters other than '='";
+function validateEnvNames(c: Obj, f: string): FieldError[] {
+  const errs: FieldError[] = [];
+  list(c.env).forEach((e, j) => {
+    const field = `${f}.env[${j}].name`;
+    const name = e.name;
+    if (typeof name !== "string" || name === "") errs.push(fieldRequired(field));
+    // Printable ASCII (0x20-0x7e) but '='.
+    else if (!/^[\x20-\x3c\x3e-\x7e]+$/.test(name)) errs.push(fieldInvalid(field, name, RELAXED_ENV_NAME));
+  });
   return errs;
 }
 

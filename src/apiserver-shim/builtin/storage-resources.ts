@@ -1,5 +1,6 @@
 /** PersistentVolumeClaims and PersistentVolumes (no provisioner: claims stay Pending unless bound). */
-import { fieldForbidden } from "../errors.js";
+import { fieldForbidden, fieldNotSupported, fieldRequired } from "../errors.js";
+import type { FieldError } from "../schema/index.js";
 import { pvcTable, pvTable } from "../tables/builtin-tables.js";
 import { deepEqual, isPlainObject } from "../types.js";
 import { defineBuiltin } from "./define.js";
@@ -25,6 +26,9 @@ export const pvcDefinition = defineBuiltin({
       pvc.spec = spec;
       spec.volumeMode ??= "Filesystem";
       pvc.status = { phase: "Pending" };
+    },
+    validate(pvc) {
+      return validateClaimSpec(pvc.spec, "spec");
     },
     validateUpdate(pvc, old) {
       const strip = (s: unknown) => {
@@ -68,3 +72,26 @@ export const pvDefinition = defineBuiltin({
     },
   },
 });
+
+const ACCESS_MODES = ["ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"];
+
+/** kube's ValidatePersistentVolumeClaimSpec, the rules a claim template can break: access modes and storage. */
+export function validateClaimSpec(spec: unknown, path: string): FieldError[] {
+  const s = (isPlainObject(spec) ? spec : {}) as Obj;
+  const errs: FieldError[] = [];
+  const modes = Array.isArray(s.accessModes) ? s.accessModes : [];
+  if (modes.length === 0)
+    errs.push(fieldRequired(`${path}.accessModes`, "at least 1 access mode is required"));
+  for (const m of modes)
+    if (!ACCESS_MODES.includes(String(m)))
+      errs.push(fieldNotSupported(`${path}.accessModes`, m, ACCESS_MODES));
+  if (
+    modes.includes("ReadWriteOncePod") &&
+    modes.some((m) => m !== "ReadWriteOncePod" && ACCESS_MODES.includes(String(m)))
+  )
+    errs.push(fieldForbidden(`${path}.accessModes`, "may not use ReadWriteOncePod with other access modes"));
+  const requests =
+    isPlainObject(s.resources) && isPlainObject(s.resources.requests) ? s.resources.requests : {};
+  if (requests.storage === undefined) errs.push(fieldRequired(`${path}.resources[storage]`));
+  return errs;
+}

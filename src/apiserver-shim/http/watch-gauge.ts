@@ -1,6 +1,7 @@
 /**
  * Open watch streams per resource, served at /metrics in Prometheus text as kube-apiserver's
- * `apiserver_longrunning_requests{verb="WATCH"}` gauge (`make soak` checks it stays flat).
+ * `apiserver_longrunning_requests{verb="WATCH"}` gauge (`make soak` checks it stays flat), and
+ * the stored objects per resource as its `apiserver_storage_objects`.
  */
 export class WatchGauge {
   private readonly open = new Map<string, number>();
@@ -33,4 +34,17 @@ export class WatchGauge {
     }
     return `${lines.join("\n")}\n`;
   }
+}
+
+/** kube-apiserver's `apiserver_storage_objects{resource}` gauge ("pods", "petsets.petset.dev"). */
+export function renderStorageObjects(counts: Map<string, number>): string {
+  const lines = [
+    "# HELP apiserver_storage_objects Number of stored objects at the time of last check split by kind.",
+    "# TYPE apiserver_storage_objects gauge",
+  ];
+  for (const [gr, n] of [...counts].sort()) {
+    const [group, resource] = gr.split("/");
+    lines.push(`apiserver_storage_objects{resource="${group ? `${resource}.${group}` : resource}"} ${n}`);
+  }
+  return `${lines.join("\n")}\n`;
 }

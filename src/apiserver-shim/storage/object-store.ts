@@ -88,6 +88,11 @@ export class ObjectStore {
     return [...this.data.entries()].filter(([, m]) => m.size > 0).map(([gr]) => gr);
   }
 
+  /** Stored objects per group/resource (kube's apiserver_storage_objects gauge). */
+  counts(): Map<string, number> {
+    return new Map([...this.data.entries()].map(([gr, m]) => [gr, m.size]));
+  }
+
   findByUid(uid: string): { gr: string; object: KubeObject } | undefined {
     const loc = this.byUid.get(uid);
     if (!loc) return undefined;

@@ -141,6 +141,41 @@ export const coreResourceScenarios: Scenario[] = [
     ],
   },
   {
+    // Fuzz findings: the embedded server took claims without access modes and env names kube refuses.
+    id: "pvc/invalid-access-modes",
+    steps: [
+      post("no-modes", core("persistentvolumeclaims"), pvc("c1", { accessModes: [] }), 422),
+      post("bogus-mode", core("persistentvolumeclaims"), pvc("c2", { accessModes: ["Bogus"] }), 422),
+      post("no-storage", core("persistentvolumeclaims"), pvc("c3", { resources: { requests: {} } }), 422),
+    ],
+  },
+  {
+    id: "pod/invalid-env-name",
+    steps: [
+      post(
+        "unicode",
+        core("pods"),
+        pod("p1", {
+          containers: [{ name: "app", image: "nginx:1.27", env: [{ name: "ключ", value: "v" }] }],
+        }),
+        422,
+      ),
+      post(
+        "equals",
+        core("pods"),
+        pod("p2", { containers: [{ name: "app", image: "nginx:1.27", env: [{ name: "A=B", value: "v" }] }] }),
+        422,
+      ),
+      post(
+        "relaxed-ascii",
+        core("pods"),
+        pod("p3", {
+          containers: [{ name: "app", image: "nginx:1.27", env: [{ name: "1 a.b-c", value: "v" }] }],
+        }),
+      ),
+    ],
+  },
+  {
     id: "pvc/spec-immutable",
     steps: [
       post("create", core("persistentvolumeclaims"), pvc("c1")),
