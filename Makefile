@@ -35,13 +35,14 @@ test: lint build ## every test: unit, then integration + e2e on the embedded ser
 	@rm -f .cache/test-failures.txt; mkdir -p .cache
 	@# The real control plane starts while the unit tests run; the two integration suites then run
 	@# at the same time (most of their time is waiting on pods), each line tagged with its backend.
-	@# TEST_SERIAL=1 runs them one after the other instead.
+	@# The embedded suite runs two files at a time (each starts its own server); the real one
+	@# shares one cluster, so its files run one at a time. TEST_SERIAL=1 runs everything serially.
 	rc=0; (bash test/cluster/up.sh > .cache/cluster-up.log 2>&1) & up=$$!; \
 	node test/support/run-suite.mjs unit || rc=$$?; \
 	if [ -n "$${TEST_SERIAL:-}" ]; then \
 	  PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration || rc=$$?; emb=""; \
 	else \
-	  PETSET_SUITE_PREFIX=embedded PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration & emb=$$!; \
+	  PETSET_SUITE_PREFIX=embedded PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration $(EMBEDDED_PARALLEL) & emb=$$!; \
 	fi; \
 	if wait $$up; then \
 	  cat .cache/cluster-up.log; \
@@ -56,7 +57,11 @@ test-unit: $(NODE_STAMP) ## unit tests only
 	node test/support/run-suite.mjs unit
 
 test-integration: build ## integration + e2e tests on the embedded server
-	PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration
+	PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration $(EMBEDDED_PARALLEL)
+
+# Every embedded test file starts its own server, so two run at once (most of their time is
+# waiting on pods); the real backend's files share one cluster and run one at a time.
+EMBEDDED_PARALLEL := --fileParallelism --maxWorkers=2
 
 # Tests of the embedded server's own internals (its e2e suite, the simulated kubelet) start
 # their own embedded server (so does the demo): they are not repeated on the real backend, where kwok and

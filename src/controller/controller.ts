@@ -69,6 +69,8 @@ export class PetSetController {
   private workersDone: Promise<void>[] = [];
   private readonly userAgent: string;
   private hookRunner: HookRunner | undefined;
+  /** Ends the pooled keep-alive connections of the fenced clients. */
+  private closeConnections: (() => void) | undefined;
 
   constructor(private readonly opts: ControllerOptions) {
     this.metrics = opts.metrics ?? createMetrics();
@@ -178,6 +180,7 @@ export class PetSetController {
     };
     // Every adapter below writes through fenced clients: no write without the Lease.
     const kubeConfig = fencedKubeConfig(this.opts.kubeConfig, guard, { "User-Agent": this.userAgent });
+    this.closeConnections = () => kubeConfig.closeConnections();
     const client = createPetSetClient(kubeConfig, writes);
     const events = createEventRecorder({ kubeConfig, clock: this.opts.clock, logger: this.opts.logger });
     const hooks = new HookRunner({
@@ -247,6 +250,7 @@ export class PetSetController {
     await Promise.all(this.workersDone);
     // Runs in flight stop; their records stay Running and the next leader resumes them.
     this.hookRunner?.stopAll();
+    this.closeConnections?.();
     await this.elector?.stop({ release: opts.releaseLease ?? true });
     if (this.caches) {
       await Promise.all(Object.values(this.caches).map((c) => c.stop()));

@@ -1,5 +1,14 @@
 /**
- * The last fence check before a write leaves the process: connect first, check, then send.
+ * The last fence check before a write leaves the process, synchronously with the socket write.
+ *
+ * Two ways, one rule (nothing but a synchronous call between the check and the bytes):
+ * - `FencedAgents` (the controller's API clients): keep-alive agents shared by a replica's
+ *   clients, one for reads and one for writes. Every write to a socket of the write agent runs
+ *   the check first; a refused write destroys the connection before a byte of it is sent. A
+ *   pooled connection is reused by later requests, so a sync no longer pays a TCP connect and
+ *   a TLS handshake per request (that was a fifth of the controller's CPU, docs/benchmarks.md).
+ * - `connectThenCheck` (Lease writes, which keep a fresh connection each): connect first,
+ *   check, then send on that connection.
  *
  * client-node gives every request a fresh agent, so every request opens its own connection:
  * a TCP connect and, on https, a TLS handshake. Those are I/O waits between a check made
@@ -115,4 +124,79 @@ function connected(socket: Socket, tls: boolean, signal: AbortSignal | undefined
     socket.once("error", onError);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** The TLS and proxy-free options a shared agent is made from (they name the server's trust). */
+const AGENT_KEYS = ["ca", "cert", "key", "pfx", "passphrase", "rejectUnauthorized", "servername"] as const;
+
+/** Sockets per agent: the controller's workers plus the status and event writes they make. */
+const MAX_SOCKETS = 16;
+
+/**
+ * Keep-alive agents shared by the API clients of one replica: `forRequest` swaps the fresh
+ * agent client-node made for a request for the shared one with the same TLS options. Writes go
+ * through an agent whose every socket runs `check` synchronously before each write to it.
+ * Agents other than the plain http/https ones (a proxy's) are left alone: those requests are
+ * checked before connecting (docs/operations.md, "Fencing").
+ */
+export class FencedAgents {
+  private readonly agents = new Map<string, HttpAgent>();
+
+  constructor(private readonly check: () => void) {}
+
+  forRequest(original: unknown, write: boolean): unknown {
+    if (
+      !(original instanceof HttpAgent) ||
+      (original.constructor !== HttpAgent && original.constructor !== HttpsAgent)
+    )
+      return original;
+    const opts = (original as unknown as ConnectingAgent).options ?? {};
+    const tls = original instanceof HttpsAgent;
+    const key = JSON.stringify([write, tls, ...AGENT_KEYS.map((k) => opts[k] ?? null)]);
+    let agent = this.agents.get(key);
+    if (!agent) {
+      const picked: Record<string, unknown> = {};
+      for (const k of AGENT_KEYS) if (opts[k] !== undefined) picked[k] = opts[k];
+      const options = { ...picked, keepAlive: true, maxSockets: MAX_SOCKETS };
+      agent = tls ? new HttpsAgent(options) : new HttpAgent(options);
+      if (write) fenceConnections(agent, this.check);
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  /** Closes every pooled connection (the replica stops). */
+  destroy(): void {
+    for (const a of this.agents.values()) a.destroy();
+    this.agents.clear();
+  }
+}
+
+/** Every socket `agent` creates runs `check` before each write to it (fenceSocketWrites). */
+function fenceConnections(agent: HttpAgent, check: () => void): void {
+  const a = agent as unknown as ConnectingAgent;
+  const create = a.createConnection.bind(agent);
+  a.createConnection = (options: Record<string, unknown>, callback?: unknown) => {
+    const socket = create(options, callback);
+    if (socket instanceof Socket) fenceSocketWrites(socket, check);
+    return socket;
+  };
+}
+
+/**
+ * `check` before every write to `socket`: a request on a pooled connection is checked when its
+ * bytes go out, not when the connection was made. A refused write destroys the connection
+ * (with the check's error, which the request fails with) and sends nothing.
+ */
+export function fenceSocketWrites(socket: Socket, check: () => void): void {
+  const write = socket.write;
+  socket.write = function (this: Socket, ...args: unknown[]): boolean {
+    try {
+      check();
+    } catch (err) {
+      socket.destroy(err instanceof Error ? err : new Error(String(err)));
+      return false;
+    }
+    return (write as (...a: unknown[]) => boolean).apply(this, args);
+  } as Socket["write"];
 }

@@ -26,7 +26,7 @@ import {
   ServerConfiguration,
 } from "@kubernetes/client-node";
 import { abortAfter } from "../util/abort-signal.js";
-import { connectThenCheck } from "./fenced-connection.js";
+import { FencedAgents } from "./fenced-connection.js";
 
 /** A write was refused because this replica is not sure it holds the Lease. */
 export class LeaseLostError extends Error {
@@ -180,9 +180,10 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 15_000;
 /**
  * `kubeConfig.makeApiClient(ApiClass)` with every non-GET request fenced by `guard`, and
  * extra headers on every request (the User-Agent naming the replica). A write is checked
- * twice: before anything (a refused write opens no connection) and once its connection is
- * established, just before its bytes go out (fenced-connection.ts). Every request, read or
- * write, is aborted after `requestTimeoutMs`.
+ * twice: before anything (a refused write opens no connection) and synchronously with each
+ * write of its bytes to the (pooled, keep-alive) connection (fenced-connection.ts). Every
+ * request, read or write, is aborted after `requestTimeoutMs`. Clients given the same
+ * `agents` share their connections.
  */
 export function makeFencedApiClient<T>(
   kubeConfig: KubeConfig,
@@ -190,32 +191,36 @@ export function makeFencedApiClient<T>(
   guard: LeaseGuard,
   headers: Record<string, string> = {},
   requestTimeoutMs = DEFAULT_REQUEST_TIMEOUT_MS,
+  agents: FencedAgents = new FencedAgents(() => guard.check()),
 ): T {
   return makeApiClientWith(kubeConfig, apiClass, async (ctx) => {
     for (const [k, v] of Object.entries(headers)) ctx.setHeaderParam(k, v);
     if (String(ctx.getHttpMethod()) === "GET") {
       ctx.setSignal(abortAfter([], requestTimeoutMs));
+      ctx.setAgent(agents.forRequest(ctx.getAgent(), false) as Parameters<typeof ctx.setAgent>[0]);
       return;
     }
     guard.check();
-    const signal = abortAfter([writeSignal(guard)], requestTimeoutMs);
-    ctx.setSignal(signal);
-    await connectThenCheck(ctx.getAgent(), ctx.getUrl(), () => guard.check(), signal);
+    ctx.setSignal(abortAfter([writeSignal(guard)], requestTimeoutMs));
+    ctx.setAgent(agents.forRequest(ctx.getAgent(), true) as Parameters<typeof ctx.setAgent>[0]);
   });
 }
 
 /**
- * A KubeConfig whose `makeApiClient` builds fenced clients (makeFencedApiClient): adapters
- * that take a KubeConfig (pod, claim, PetSet, Event clients) are fenced without knowing it.
- * Everything else (auth, TLS, current context) is the original's, by delegation.
+ * A KubeConfig whose `makeApiClient` builds fenced clients (makeFencedApiClient) sharing one
+ * set of keep-alive connections: adapters that take a KubeConfig (pod, claim, PetSet, Event
+ * clients) are fenced without knowing it. Everything else (auth, TLS, current context) is the
+ * original's, by delegation. `closeConnections` ends the pooled connections.
  */
 export function fencedKubeConfig(
   kubeConfig: KubeConfig,
   guard: LeaseGuard,
   headers: Record<string, string> = {},
-): KubeConfig {
-  const fenced: KubeConfig = Object.create(kubeConfig);
+): KubeConfig & { closeConnections(): void } {
+  const agents = new FencedAgents(() => guard.check());
+  const fenced = Object.create(kubeConfig) as KubeConfig & { closeConnections(): void };
   fenced.makeApiClient = <T>(apiClass: ApiClass<T>) =>
-    makeFencedApiClient(kubeConfig, apiClass, guard, headers);
+    makeFencedApiClient(kubeConfig, apiClass, guard, headers, DEFAULT_REQUEST_TIMEOUT_MS, agents);
+  fenced.closeConnections = () => agents.destroy();
   return fenced;
 }

@@ -1,11 +1,13 @@
 /**
- * connectThenCheck: the fence's last check runs on an established connection, and the request
- * then goes out on that very connection, so no I/O wait separates the check from the write.
+ * The fence's last check is synchronous with the write of the request's bytes:
+ * - FencedAgents: pooled keep-alive connections whose every socket write is checked first;
+ * - connectThenCheck: the check runs on an established connection, and the request then goes
+ *   out on that very connection.
  */
 import { Agent, createServer, request, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectThenCheck } from "../../../src/controller/fenced-connection.js";
+import { connectThenCheck, FencedAgents } from "../../../src/controller/fenced-connection.js";
 import { LeaseLostError } from "../../../src/controller/lease-guard.js";
 
 let server: Server;
@@ -113,5 +115,62 @@ describe("connectThenCheck", () => {
       undefined,
     );
     expect(checked).toBe(true);
+  });
+});
+
+describe("FencedAgents (pooled keep-alive connections, checked at every write)", () => {
+  const writeAgent = (agents: FencedAgents) => agents.forRequest(new Agent(), true) as Agent;
+
+  it("requests reuse one connection, and clients share the agent of the same options", async () => {
+    const agents = new FencedAgents(() => {});
+    const before = sockets.length;
+    const agent = writeAgent(agents);
+    expect(writeAgent(agents)).toBe(agent);
+    expect(agents.forRequest(new Agent(), false)).not.toBe(agent); // reads have their own pool
+    for (let i = 0; i < 3; i++) expect(await post(agent)).toBe(200);
+    expect(sockets.length).toBe(before + 1);
+    agents.destroy();
+  });
+
+  it("a refused write on a pooled connection sends none of its bytes and closes that connection", async () => {
+    let frozen = false;
+    const agents = new FencedAgents(() => {
+      if (frozen) throw new LeaseLostError("woke after the Lease expired");
+    });
+    const agent = writeAgent(agents);
+    const before = sockets.length;
+    const seen = requests.length;
+    expect(await post(agent)).toBe(200);
+    const socket = sockets[before] as Socket;
+    await until(() => (bytesPerSocket.get(socket) ?? 0) > 0 && requests.length === seen + 1);
+    const sent = bytesPerSocket.get(socket);
+    frozen = true; // stopped between the request's first check and its write, resumed late
+    const err = await post(agent).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/woke after the Lease expired/);
+    await until(() => socket.closed);
+    expect(bytesPerSocket.get(socket)).toBe(sent);
+    expect(requests.length).toBe(seen + 1);
+    agents.destroy();
+  });
+
+  it("a refused write on a new connection sends nothing", async () => {
+    const agents = new FencedAgents(() => {
+      throw new LeaseLostError("not the leader");
+    });
+    const before = sockets.length;
+    const seen = requests.length;
+    const err = await post(writeAgent(agents)).catch((e: unknown) => e);
+    expect(String(err)).toMatch(/not the leader/);
+    await until(() => sockets.length === before + 1 && sockets[before]?.closed === true);
+    expect(bytesPerSocket.get(sockets[before] as Socket)).toBe(0);
+    expect(requests.length).toBe(seen);
+  });
+
+  it("leaves any other agent (a proxy's) to the check made before connecting", () => {
+    const agents = new FencedAgents(() => {});
+    class ProxyAgent extends Agent {}
+    const proxy = new ProxyAgent();
+    expect(agents.forRequest(proxy, true)).toBe(proxy);
+    expect(agents.forRequest(undefined, true)).toBeUndefined();
   });
 });
