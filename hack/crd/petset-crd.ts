@@ -18,10 +18,17 @@ import { maxUnavailableNotZero, selectorImmutable, selectorMatchesTemplate } fro
 import { rollingUpdateStepFields, rollingUpdateStepRules, rolloutStepStatusSchema } from "./steps-schema.js";
 import type { Schema, StructuralConverter } from "./structural.js";
 
+/**
+ * An int32 field, bounded as kube's Go types bound it: CRD validation ignores `format: int32`
+ * (apiextensions strips non-string formats), so 2^31 and 1e300 passed the schema and reached
+ * the controller (fuzz findings: ordinals.start, minReadySeconds, partition).
+ */
+const INT32_MAX = 2_147_483_647;
 const int = (description: string, extra: Schema = {}): Schema => ({
   type: "integer",
   format: "int32",
   description,
+  maximum: INT32_MAX,
   ...extra,
 });
 const str = (description: string, extra: Schema = {}): Schema => ({ type: "string", description, ...extra });

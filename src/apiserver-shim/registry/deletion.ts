@@ -4,7 +4,7 @@
  * GC deletes orphans later; Foreground: the owner waits with the `foregroundDeletion`
  * finalizer; Orphan: the `orphan` finalizer makes the GC strip ownerReferences first).
  */
-import { badRequest, conflict, notFound } from "../errors.js";
+import { conflict, fieldNotSupported, invalid, notFound } from "../errors.js";
 import { rfc3339 } from "../time.js";
 import { deepClone, type KubeObject } from "../types.js";
 import type { GenericStore, ListOptions } from "./generic-store.js";
@@ -53,10 +53,16 @@ export function deleteObject(
       name,
       `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${stored.metadata.resourceVersion}). The object might have been modified`,
     );
+  // In the query or the DeleteOptions body: kube validates the merged options (422).
   if (opts.propagationPolicy && !["Background", "Foreground", "Orphan"].includes(opts.propagationPolicy))
-    throw badRequest(
-      `propagationPolicy: Unsupported value: "${opts.propagationPolicy}": supported values: "Foreground", "Background", "Orphan"`,
-    );
+    throw invalid("meta.k8s.io", "DeleteOptions", "", [
+      fieldNotSupported("propagationPolicy", opts.propagationPolicy, [
+        "Foreground",
+        "Background",
+        "Orphan",
+        "nil",
+      ]),
+    ]);
   const policy: PropagationPolicy =
     opts.propagationPolicy ?? (opts.orphanDependents ? "Orphan" : "Background");
   const obj = deepClone(stored);

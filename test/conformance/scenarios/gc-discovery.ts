@@ -108,6 +108,18 @@ export const gcDiscoveryScenarios: Scenario[] = [
     ],
   },
   {
+    // HTTP fuzz finding: a bad propagationPolicy in the body answered 400 here, 422 on kube.
+    id: "delete/bad-body-propagation-policy",
+    steps: [
+      post("owner", core("configmaps"), configMap("owner"), 201),
+      {
+        ...del("delete-bogus", core("configmaps", "owner"), 422),
+        body: { kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Bogus" },
+      },
+      get("still-there", core("configmaps", "owner")),
+    ],
+  },
+  {
     id: "gc/petset-owns-versions",
     steps: [
       post("petset", petsets(), petSet("web"), 201, saveUid),

@@ -70,6 +70,16 @@ describe("fuzz findings, fixed in the embedded server", () => {
     );
     expect((await del("gracePeriodSeconds=abc")).status).toBe(400);
     expect((await del("propagationPolicy=Bogus")).status).toBe(422);
+    // The same option in a DeleteOptions body: kube validates the merged options, 422 too.
+    const body = await h.fetch(`${h.server.url}${CMS}/victim`, {
+      method: "DELETE",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ kind: "DeleteOptions", apiVersion: "v1", propagationPolicy: "Bogus" }),
+    });
+    expect(body.status).toBe(422);
+    expect(((await body.json()) as { message: string }).message).toContain(
+      'propagationPolicy: Unsupported value: "Bogus"',
+    );
     expect((await h.fetch(`${h.server.url}${CMS}/victim`)).status).toBe(200);
   });
 
