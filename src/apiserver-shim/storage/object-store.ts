@@ -16,6 +16,8 @@ export interface ObjectStoreOptions {
   dataDir?: string;
   /** How many recent events of one resource a watch can resume from (default 10,000). */
   watchWindow?: number;
+  /** How long an event stays resumable at most (default 5 minutes; EventLog). */
+  watchWindowAgeMs?: number;
   /** Log records between snapshots (default 5,000). */
   compactEvery?: number;
   /** Told about a damaged log tail that recovery cut off (file, offset, what was wrong). */
@@ -36,6 +38,7 @@ export class ObjectStore {
   /** Per resource (`group/resource`): the events a watch can resume from. */
   private readonly logs = new Map<string, EventLog>();
   private readonly watchWindow: number;
+  private readonly watchWindowAgeMs: number | undefined;
   /** Resource versions at or below this one are outside every window (a fresh log starts here). */
   private windowStart: number;
   private readonly wal: WriteAheadLog | undefined;
@@ -49,6 +52,7 @@ export class ObjectStore {
       for (const o of state.objects) this.put(o.gr, o.key, o.obj);
     }
     this.watchWindow = opts.watchWindow ?? 10_000;
+    this.watchWindowAgeMs = opts.watchWindowAgeMs;
     this.windowStart = this.rv;
   }
 
@@ -166,7 +170,7 @@ export class ObjectStore {
   private emit(e: StoreEvent): void {
     let log = this.logs.get(e.gr);
     if (!log) {
-      log = new EventLog(this.watchWindow, this.windowStart);
+      log = new EventLog(this.watchWindow, this.windowStart, this.watchWindowAgeMs);
       this.logs.set(e.gr, log);
     }
     log.append(e);

@@ -2,6 +2,7 @@ import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { EventLog } from "../../../src/apiserver-shim/storage/event-log.js";
 import { ObjectStore } from "../../../src/apiserver-shim/storage/object-store.js";
 import type { KubeObject } from "../../../src/apiserver-shim/types.js";
 
@@ -23,6 +24,18 @@ describe("object store", () => {
     expect(s.eventsSince("/configmaps", 1)).toBeUndefined();
     const recent = s.eventsSince("/configmaps", 28)!;
     expect(recent.map((e) => e.rv)).toEqual([29, 30]);
+  });
+
+  it("drops events older than the window's age even below its capacity (410, then a relist)", () => {
+    let now = 0;
+    const log = new EventLog(10_000, 0, 60_000, () => now);
+    const ev = (rv: number) => ({ type: "ADDED" as const, rv, gr: "/configmaps", object: cm(`c${rv}`) });
+    for (let rv = 1; rv <= 20; rv++) log.append(ev(rv));
+    now = 61_000; // the first twenty are now over a minute old
+    for (let rv = 21; rv <= 40; rv++) log.append(ev(rv));
+    expect(log.since(0)).toBeUndefined();
+    expect(log.oldestResumable()).toBe(20);
+    expect(log.since(20)!.map((e) => e.rv)).toEqual(Array.from({ length: 20 }, (_, i) => 21 + i));
   });
 
   it("keeps one window per resource under one resourceVersion counter", () => {
