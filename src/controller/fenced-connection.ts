@@ -26,6 +26,7 @@ import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { isIP, Socket } from "node:net";
 import { TLSSocket } from "node:tls";
+import { KeepAliveAgents } from "../util/keep-alive.js";
 
 /** What this file needs of an http(s) agent: its options and its connection factory. */
 interface ConnectingAgent {
@@ -126,61 +127,14 @@ function connected(socket: Socket, tls: boolean, signal: AbortSignal | undefined
   });
 }
 
-/** The TLS and proxy-free options a shared agent is made from (they name the server's trust). */
-const AGENT_KEYS = ["ca", "cert", "key", "pfx", "passphrase", "rejectUnauthorized", "servername"] as const;
-
-/** Sockets per agent: the controller's workers plus the status and event writes they make. */
-const MAX_SOCKETS = 16;
-
 /**
- * Keep-alive agents shared by the API clients of one replica: `forRequest` swaps the fresh
- * agent client-node made for a request for the shared one with the same TLS options. Writes go
- * through an agent whose every socket runs `check` synchronously before each write to it.
- * Agents other than the plain http/https ones (a proxy's) are left alone: those requests are
- * checked before connecting (docs/operations.md, "Fencing").
+ * The controller's keep-alive agents (KeepAliveAgents, util/keep-alive.ts) with every socket
+ * of the write pool fenced: `check` runs synchronously before each write to it.
  */
-export class FencedAgents {
-  private readonly agents = new Map<string, HttpAgent>();
-
-  constructor(private readonly check: () => void) {}
-
-  forRequest(original: unknown, write: boolean): unknown {
-    if (
-      !(original instanceof HttpAgent) ||
-      (original.constructor !== HttpAgent && original.constructor !== HttpsAgent)
-    )
-      return original;
-    const opts = (original as unknown as ConnectingAgent).options ?? {};
-    const tls = original instanceof HttpsAgent;
-    const key = JSON.stringify([write, tls, ...AGENT_KEYS.map((k) => opts[k] ?? null)]);
-    let agent = this.agents.get(key);
-    if (!agent) {
-      const picked: Record<string, unknown> = {};
-      for (const k of AGENT_KEYS) if (opts[k] !== undefined) picked[k] = opts[k];
-      const options = { ...picked, keepAlive: true, maxSockets: MAX_SOCKETS };
-      agent = tls ? new HttpsAgent(options) : new HttpAgent(options);
-      if (write) fenceConnections(agent, this.check);
-      this.agents.set(key, agent);
-    }
-    return agent;
+export class FencedAgents extends KeepAliveAgents {
+  constructor(check: () => void) {
+    super((socket) => fenceSocketWrites(socket, check));
   }
-
-  /** Closes every pooled connection (the replica stops). */
-  destroy(): void {
-    for (const a of this.agents.values()) a.destroy();
-    this.agents.clear();
-  }
-}
-
-/** Every socket `agent` creates runs `check` before each write to it (fenceSocketWrites). */
-function fenceConnections(agent: HttpAgent, check: () => void): void {
-  const a = agent as unknown as ConnectingAgent;
-  const create = a.createConnection.bind(agent);
-  a.createConnection = (options: Record<string, unknown>, callback?: unknown) => {
-    const socket = create(options, callback);
-    if (socket instanceof Socket) fenceSocketWrites(socket, check);
-    return socket;
-  };
 }
 
 /**

@@ -18,15 +18,12 @@
  */
 
 import { setMaxListeners } from "node:events";
-import {
-  createConfiguration,
-  type KubeConfig,
-  type RequestContext,
-  type ResponseContext,
-  ServerConfiguration,
-} from "@kubernetes/client-node";
+import type { KubeConfig } from "@kubernetes/client-node";
 import { abortAfter } from "../util/abort-signal.js";
+import { type ApiClass, makeApiClientWith } from "../util/keep-alive.js";
 import { FencedAgents } from "./fenced-connection.js";
+
+export { makeApiClientWith } from "../util/keep-alive.js";
 
 /** A write was refused because this replica is not sure it holds the Lease. */
 export class LeaseLostError extends Error {
@@ -139,34 +136,6 @@ export class LeaseFence implements LeaseGuard {
       );
     }
   }
-}
-
-type ApiClass<T> = new (config: ReturnType<typeof createConfiguration>) => T;
-
-/** `kubeConfig.makeApiClient(ApiClass)` with `pre` run on every request just before it is sent. */
-export function makeApiClientWith<T>(
-  kubeConfig: KubeConfig,
-  apiClass: ApiClass<T>,
-  pre: (ctx: RequestContext) => void | Promise<void>,
-): T {
-  const cluster = kubeConfig.getCurrentCluster();
-  if (!cluster) throw new Error("kubeconfig: no current cluster");
-  const config = createConfiguration({
-    baseServer: new ServerConfiguration(cluster.server, {}),
-    authMethods: { default: kubeConfig },
-    promiseMiddleware: [
-      {
-        async pre(ctx: RequestContext): Promise<RequestContext> {
-          await pre(ctx);
-          return ctx;
-        },
-        async post(ctx: ResponseContext): Promise<ResponseContext> {
-          return ctx;
-        },
-      },
-    ],
-  });
-  return new apiClass(config);
 }
 
 /**

@@ -13,6 +13,7 @@ import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
+import { pooledKubeConfig } from "../../src/util/keep-alive.js";
 import { loadKubeConfig } from "../../src/util/kubeconfig.js";
 import { createLogger } from "../../src/util/logger.js";
 import { READ_METHODS, type ReceivedWrite, readAuditLog } from "./request-log.js";
@@ -190,7 +191,9 @@ export async function startTestCluster(backend: Backend = backendFromEnv()): Pro
         ? await startReal()
         : startFromKubeconfig();
   await installCrds(started.kubeconfigPath);
-  const kubeConfig = loadKubeConfig({ kubeconfig: started.kubeconfigPath });
+  // The tests' own clients share keep-alive connections (they poll a lot: a TLS handshake per
+  // request was a good part of the suite's CPU on both ends).
+  const kubeConfig = pooledKubeConfig(loadKubeConfig({ kubeconfig: started.kubeconfigPath }));
   const controllerKubeConfig = loadKubeConfig({ kubeconfig: started.controllerKubeconfigPath });
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const namespaces: string[] = [];
@@ -218,6 +221,7 @@ export async function startTestCluster(backend: Backend = backendFromEnv()): Pro
       for (const ns of namespaces) {
         await core.deleteNamespace({ name: ns }).catch(() => {});
       }
+      kubeConfig.closeConnections();
       await started.stop();
     },
   };

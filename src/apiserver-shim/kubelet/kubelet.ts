@@ -8,6 +8,7 @@
 
 import { CoreV1Api, type KubeConfig, type KubernetesObject, makeInformer } from "@kubernetes/client-node";
 import type { Logger } from "pino";
+import { pooledKubeConfig } from "../../util/keep-alive.js";
 import { allowPlainHttp } from "../../util/kubeconfig.js";
 import { systemTimerClock, type TimerClock } from "./clock.js";
 import { isOwnVolume } from "./engine.js";
@@ -67,7 +68,8 @@ export const clientConfigFor = allowPlainHttp;
 export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise<SimulatedKubelet> {
   const logger = o.logger.child({ component: "simulated-kubelet" });
   const config = withParams(o.stages ?? loadDefaultStages(), { ...o.params, readyDelayMs: o.readyDelayMs });
-  const kubeConfig = clientConfigFor(o.kubeConfig);
+  // Pooled keep-alive connections: the kubelet writes every pod's status, several times each.
+  const kubeConfig = pooledKubeConfig(clientConfigFor(o.kubeConfig));
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const capabilities = await discoverCapabilities(core);
   const prefix = o.nodePrefix ?? "petset-node-";
@@ -144,6 +146,7 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
       await Promise.all(informers.map((i) => i.stop()));
       processes?.stop();
       await runner.stop();
+      kubeConfig.closeConnections();
     },
   };
 }

@@ -1,0 +1,125 @@
+/**
+ * API clients on pooled keep-alive connections. client-node (1.x) gives every request a fresh
+ * http(s) agent, so every request opens its own connection: a TCP connect and a TLS handshake
+ * (a fresh secure context, parsing the CA) on both ends. The controller, the simulated kubelet
+ * and the tests make thousands of requests; `pooledKubeConfig` and `KeepAliveAgents` reuse
+ * connections instead. `makeApiClientWith` is the hook: a client whose every request passes
+ * through `pre` just before it is sent.
+ */
+import { Agent as HttpAgent } from "node:http";
+import { Agent as HttpsAgent } from "node:https";
+import { Socket } from "node:net";
+import {
+  createConfiguration,
+  type KubeConfig,
+  type RequestContext,
+  type ResponseContext,
+  ServerConfiguration,
+} from "@kubernetes/client-node";
+
+/** What this file needs of an http(s) agent: its options and its connection factory. */
+interface ConnectingAgent {
+  options?: Record<string, unknown>;
+  createConnection(options: Record<string, unknown>, callback?: unknown): unknown;
+}
+
+export type ApiClass<T> = new (config: ReturnType<typeof createConfiguration>) => T;
+
+/** `kubeConfig.makeApiClient(ApiClass)` with `pre` run on every request just before it is sent. */
+export function makeApiClientWith<T>(
+  kubeConfig: KubeConfig,
+  apiClass: ApiClass<T>,
+  pre: (ctx: RequestContext) => void | Promise<void>,
+): T {
+  const cluster = kubeConfig.getCurrentCluster();
+  if (!cluster) throw new Error("kubeconfig: no current cluster");
+  const config = createConfiguration({
+    baseServer: new ServerConfiguration(cluster.server, {}),
+    authMethods: { default: kubeConfig },
+    promiseMiddleware: [
+      {
+        async pre(ctx: RequestContext): Promise<RequestContext> {
+          await pre(ctx);
+          return ctx;
+        },
+        async post(ctx: ResponseContext): Promise<ResponseContext> {
+          return ctx;
+        },
+      },
+    ],
+  });
+  return new apiClass(config);
+}
+
+/** The TLS and proxy-free options a shared agent is made from (they name the server's trust). */
+const AGENT_KEYS = ["ca", "cert", "key", "pfx", "passphrase", "rejectUnauthorized", "servername"] as const;
+
+/** Sockets per agent: the controller's workers plus the status and event writes they make. */
+const MAX_SOCKETS = 16;
+
+/**
+ * Keep-alive agents shared by API clients: `forRequest` swaps the fresh agent client-node
+ * makes for every request (a new connection and TLS handshake each) for a pooled one with the
+ * same TLS options. Reads and writes have pools of their own; every socket of the write pool
+ * is handed to `onWriteSocket` (the controller fences it: fenced-connection.ts). Agents other
+ * than the plain http/https ones (a proxy's) are left alone.
+ */
+export class KeepAliveAgents {
+  private readonly agents = new Map<string, HttpAgent>();
+
+  constructor(private readonly onWriteSocket?: (socket: Socket) => void) {}
+
+  forRequest(original: unknown, write: boolean): unknown {
+    if (
+      !(original instanceof HttpAgent) ||
+      (original.constructor !== HttpAgent && original.constructor !== HttpsAgent)
+    )
+      return original;
+    const opts = (original as unknown as ConnectingAgent).options ?? {};
+    const tls = original instanceof HttpsAgent;
+    const key = JSON.stringify([write, tls, ...AGENT_KEYS.map((k) => opts[k] ?? null)]);
+    let agent = this.agents.get(key);
+    if (!agent) {
+      const picked: Record<string, unknown> = {};
+      for (const k of AGENT_KEYS) if (opts[k] !== undefined) picked[k] = opts[k];
+      const options = { ...picked, keepAlive: true, maxSockets: MAX_SOCKETS };
+      agent = tls ? new HttpsAgent(options) : new HttpAgent(options);
+      if (write && this.onWriteSocket) onEverySocket(agent, this.onWriteSocket);
+      this.agents.set(key, agent);
+    }
+    return agent;
+  }
+
+  /** Closes every pooled connection (the replica stops). */
+  destroy(): void {
+    for (const a of this.agents.values()) a.destroy();
+    this.agents.clear();
+  }
+}
+
+/** Hands every socket `agent` creates to `fn` before it is used. */
+function onEverySocket(agent: HttpAgent, fn: (socket: Socket) => void): void {
+  const a = agent as unknown as ConnectingAgent;
+  const create = a.createConnection.bind(agent);
+  a.createConnection = (options: Record<string, unknown>, callback?: unknown) => {
+    const socket = create(options, callback);
+    if (socket instanceof Socket) fn(socket);
+    return socket;
+  };
+}
+
+/**
+ * A KubeConfig whose `makeApiClient` builds clients sharing pooled keep-alive connections;
+ * everything else (auth, TLS, current context) is the original's, by delegation.
+ */
+export function pooledKubeConfig(kubeConfig: KubeConfig): KubeConfig & { closeConnections(): void } {
+  const agents = new KeepAliveAgents();
+  const pooled = Object.create(kubeConfig) as KubeConfig & { closeConnections(): void };
+  pooled.makeApiClient = <T>(apiClass: ApiClass<T>) =>
+    makeApiClientWith(kubeConfig, apiClass, (ctx) => {
+      const write = String(ctx.getHttpMethod()) !== "GET";
+      ctx.setAgent(agents.forRequest(ctx.getAgent(), write) as Parameters<typeof ctx.setAgent>[0]);
+    });
+  pooled.closeConnections = () => agents.destroy();
+  return pooled;
+}
