@@ -8,7 +8,7 @@
  * node-forge builds and signs the X.509 certificates (node:crypto cannot).
  */
 import { generateKeyPairSync, randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import { join } from "node:path";
 import forge from "node-forge";
@@ -88,7 +88,10 @@ export function servingCertIn(dataDir: string, hosts: readonly string[]): Servin
   }
   const made = servingCertFor(hosts);
   mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, JSON.stringify({ hosts: key, ...made }), { mode: 0o600 });
+  // Whole or not at all: several servers may share a cert dir (the tests' workers do).
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ hosts: key, ...made }), { mode: 0o600 });
+  renameSync(tmp, file);
   return made;
 }
 

@@ -20,6 +20,8 @@ import { READ_METHODS, type ReceivedWrite, readAuditLog } from "./request-log.js
 
 const run = promisify(execFile);
 export const REPO_ROOT = resolve(import.meta.dirname, "..", "..");
+/** One serving certificate for every embedded test server (RSA keys take a second each). */
+export const TEST_CERT_DIR = join(REPO_ROOT, ".cache", "test-serving-cert");
 
 export type Backend = "embedded" | "real" | "kubeconfig";
 export type { ReceivedWrite } from "./request-log.js";
@@ -108,6 +110,7 @@ async function startEmbedded(): Promise<Started> {
   const dir = mkdtempSync(join(tmpdir(), "petset-test-"));
   const writes: ReceivedWrite[] = [];
   const server = await startApiServer({
+    certDir: TEST_CERT_DIR,
     host: "127.0.0.1",
     port: 0,
     logger,

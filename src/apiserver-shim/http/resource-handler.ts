@@ -4,7 +4,6 @@
  * Tables or PartialObjectMetadata as the client's Accept header asks.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parse as parseYaml } from "yaml";
 import { getScale, updateScale } from "../crd/scale.js";
 import {
   ApiError,
@@ -26,6 +25,7 @@ import type { ResourceRegistry } from "../registry/resource-registry.js";
 import { present } from "../registry/stored-form.js";
 import { buildTable, type IncludeObject, partialObjectMetadata } from "../tables/table.js";
 import { deepClone, isPlainObject, type KubeObject } from "../types.js";
+import { parseYamlBody as parseYaml } from "../yaml-body.js";
 import { bindPod } from "./binding.js";
 import type { ResourceRequest } from "./request-info.js";
 import { validateRequestOptions } from "./request-options.js";

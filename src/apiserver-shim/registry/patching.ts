@@ -3,13 +3,14 @@
  * Every patch is applied to the current object and then goes through the update path,
  * so validation, generation, managedFields and no-op detection are shared with PUT.
  */
-import { parse as parseYaml } from "yaml";
+
 import { serverSideApply } from "../apply/managed-fields.js";
 import { ApiError, badRequest, modifiedConflict, notFound, unsupportedMediaType } from "../errors.js";
 import { applyJsonPatch } from "../patch/json-patch.js";
 import { applyMergePatch } from "../patch/merge-patch.js";
 import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
 import { deepClone, isPlainObject, type KubeObject } from "../types.js";
+import { parseYamlBody as parseYaml } from "../yaml-body.js";
 import type { GenericStore } from "./generic-store.js";
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from "./resource.js";
 import { present } from "./stored-form.js";

@@ -7,6 +7,7 @@ import { promisify } from "node:util";
 import { Agent, fetch as undiciFetch } from "undici";
 import { parse } from "yaml";
 import { type ApiServer, type ApiServerOptions, startApiServer } from "../../../src/apiserver-shim/index.js";
+import { TEST_CERT_DIR } from "../../support/cluster.js";
 
 const run = promisify(execFile);
 
@@ -36,7 +37,7 @@ export interface ShimHarness {
 
 export async function startHarness(opts: ApiServerOptions = {}): Promise<ShimHarness> {
   const dir = await mkdtemp(join(tmpdir(), "shim-e2e-"));
-  const server = await startApiServer(opts);
+  const server = await startApiServer(opts.dataDir ? opts : { certDir: TEST_CERT_DIR, ...opts });
   const kubeconfig = join(dir, "kubeconfig");
   await server.writeKubeconfig(kubeconfig);
   const access = await kubeconfigAccess(kubeconfig);
