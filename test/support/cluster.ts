@@ -8,7 +8,8 @@
  * The same test code runs on each. Each test file gets its own namespace.
  */
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
@@ -83,6 +84,24 @@ async function kubectlWith(
     );
     if (opts.input !== undefined) child.stdin?.end(opts.input);
   });
+}
+
+/** Both PetSet CRDs are served (a marker alone outlives a wiped cluster). */
+async function crdsPresent(kubeconfigPath: string): Promise<boolean> {
+  const r = await kubectlWith(
+    kubeconfigPath,
+    ["get", "crd", "petsets.petset.dev", "petsetversions.petset.dev", "-o", "name"],
+    { allowFail: true },
+  );
+  return r.code === 0;
+}
+
+/** Digest of crds/ (names and contents). */
+function crdDigest(): string {
+  const h = createHash("sha256");
+  const dir = join(REPO_ROOT, "crds");
+  for (const f of readdirSync(dir).sort()) h.update(f).update(readFileSync(join(dir, f)));
+  return h.digest("hex").slice(0, 16);
 }
 
 async function installCrds(kubeconfigPath: string): Promise<void> {
@@ -193,7 +212,13 @@ export async function startTestCluster(backend: Backend = backendFromEnv()): Pro
       : backend === "real"
         ? await startReal()
         : startFromKubeconfig();
-  await installCrds(started.kubeconfigPath);
+  // A fresh embedded server needs the CRDs; a running cluster needs them once per content (the
+  // server-side apply of 1 MiB of schema is seconds of kube-apiserver CPU per test file).
+  const crdMark = backend === "real" ? join(realClusterDir(), `crds-${crdDigest()}`) : undefined;
+  if (!crdMark || !existsSync(crdMark) || !(await crdsPresent(started.kubeconfigPath))) {
+    await installCrds(started.kubeconfigPath);
+    if (crdMark) writeFileSync(crdMark, "");
+  }
   // The tests' own clients share keep-alive connections (they poll a lot: a TLS handshake per
   // request was a good part of the suite's CPU on both ends).
   const kubeConfig = pooledKubeConfig(loadKubeConfig({ kubeconfig: started.kubeconfigPath }));
