@@ -216,7 +216,13 @@ function alive(pid: number): boolean {
   }
 }
 
-/** SIGKILL test/cluster's NAME and start it again with the same argv, log and pid file. */
+/**
+ * SIGKILL test/cluster's NAME and start it again with the same argv, log and pid file. The
+ * old process must be gone entirely: a killed Go process's main thread shows as a zombie while
+ * its other threads still exit, and until they have, its listening sockets are open (a
+ * restarted kube-apiserver failed with "bind: address already in use" once in the campaign).
+ * A restart that exits at once is tried again.
+ */
 async function restartComponent(dir: string, name: string): Promise<void> {
   const pidFile = join(dir, "pids", `${name}.pid`);
   const pid = Number(readFileSync(pidFile, "utf8").trim());
@@ -226,9 +232,31 @@ async function restartComponent(dir: string, name: string): Promise<void> {
     throw new Error(`pid ${pid} of ${pidFile} is not this cluster's ${name}`);
   process.kill(pid, "SIGKILL");
   await eventually(`${name} (pid ${pid}) gone`, async () => (alive(pid) ? undefined : true), 30_000, 50);
-  const log = openSync(join(dir, "logs", `${name}.log`), "a");
-  const child = spawn(bin, args, { detached: true, stdio: ["ignore", log, log] });
-  closeSync(log);
-  child.unref();
-  writeFileSync(pidFile, `${child.pid}\n`);
+  // Reaped too (no /proc entry), or at most 10 s more.
+  await eventually(
+    `${name} (pid ${pid}) reaped`,
+    () => (existsSync(`/proc/${pid}`) ? undefined : true),
+    10_000,
+    50,
+  ).catch(() => {});
+  for (let attempt = 1; ; attempt++) {
+    const log = openSync(join(dir, "logs", `${name}.log`), "a");
+    const child = spawn(bin, args, { detached: true, stdio: ["ignore", log, log] });
+    closeSync(log);
+    writeFileSync(pidFile, `${child.pid}\n`);
+    const exited = new Promise<string>((resolve) =>
+      child.once("exit", (code, sig) => resolve(`${code ?? sig}`)),
+    );
+    const early = await Promise.race([
+      exited,
+      new Promise<undefined>((r) => setTimeout(() => r(undefined), 3_000)),
+    ]);
+    if (early === undefined) {
+      child.unref();
+      return;
+    }
+    if (attempt >= 10)
+      throw new Error(`${name} exited (${early}) right after each of 10 restarts: see logs/${name}.log`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
