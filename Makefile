@@ -36,7 +36,8 @@ test: lint build ## every test: unit, then integration + e2e on the embedded ser
 	@# The real control plane starts while the unit tests run; the two integration suites then run
 	@# at the same time (most of their time is waiting on pods), each line tagged with its backend.
 	@# The embedded suite runs two files at a time (each starts its own server); the real one
-	@# shares one cluster, so its files run one at a time. TEST_SERIAL=1 runs everything serially.
+	@# shares one cluster, so its files run one at a time; the conformance diff follows the real
+	@# suite while the embedded one may still run. TEST_SERIAL=1 runs everything serially.
 	rc=0; (bash test/cluster/up.sh > .cache/cluster-up.log 2>&1) & up=$$!; \
 	node test/support/run-suite.mjs unit || rc=$$?; \
 	if [ -n "$${TEST_SERIAL:-}" ]; then \
@@ -48,8 +49,8 @@ test: lint build ## every test: unit, then integration + e2e on the embedded ser
 	  cat .cache/cluster-up.log; \
 	  PETSET_SUITE_PREFIX=$${emb:+real} PETSET_TEST_BACKEND=real node test/support/run-suite.mjs integration $(EMBEDDED_ONLY) || rc=$$?; \
 	else cat .cache/cluster-up.log; echo "test: the real control plane did not start"; rc=1; fi; \
+	PETSET_SUITE_PREFIX=$${emb:+conformance} node test/support/run-suite.mjs conformance || rc=$$?; \
 	if [ -n "$$emb" ]; then wait $$emb || rc=$$?; fi; \
-	node test/support/run-suite.mjs conformance || rc=$$?; \
 	if [ "$${CI:-}" = "true" ]; then bash test/cluster/down.sh; fi; \
 	if [ -s .cache/test-failures.txt ]; then echo "---- failed tests"; cat .cache/test-failures.txt; fi; exit $$rc
 
