@@ -71,7 +71,12 @@ export function judgeVersions(name: string, versions: PetSetVersion[]): VersionF
   const image = newest?.spec.template.spec?.containers?.[0]?.image;
   if (image !== HEALED_IMAGE)
     lost.push(
-      `${name}: the newest version (v${newest?.spec.version ?? "none"}) runs ${image}, not the last spec's ${HEALED_IMAGE}`,
+      `${name}: the newest version (v${newest?.spec.version ?? "none"}) runs ${image}, not the last spec's ${HEALED_IMAGE} (history: ${versions
+        .map(
+          (v) =>
+            `v${v.spec.version} ${v.spec.template.spec?.containers?.[0]?.image ?? "?"}${v.spec.rollbackOf ? ` rollbackOf v${v.spec.rollbackOf}` : ""} "${v.spec.changeCause ?? ""}"`,
+        )
+        .join("; ")})`,
     );
   return { lost, duplicated };
 }
