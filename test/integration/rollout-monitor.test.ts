@@ -12,6 +12,7 @@ import {
   createPetSet,
   isReady,
   listPods,
+  patchPetSet,
   petSetManifest,
   type RolloutEnv,
   startRolloutEnv,
@@ -32,13 +33,13 @@ afterAll(async () => {
   await env?.stop();
 });
 
-function pod(name: string, ordinal: number, version: number): V1Pod {
+function pod(name: string, ordinal: number, version: number, set = "fake"): V1Pod {
   return {
     metadata: {
       name,
       labels: {
-        app: "fake",
-        [Labels.petSet]: "fake",
+        app: set,
+        [Labels.petSet]: set,
         [Labels.version]: String(version),
         [Labels.hash]: `hash${version}`,
         [Labels.podIndex]: String(ordinal),
@@ -112,6 +113,61 @@ describe("invariant monitor", () => {
         "versions",
       ]);
       expect(violations.find((v) => v.rule === "maxUnavailable")?.message).toMatch(/2 pets unavailable/);
+    },
+    TEST_MS,
+  );
+
+  it(
+    "while paused, a pet scaled away and back is a new pet; one recreated in range must keep its content",
+    async () => {
+      const ns = bare.namespace;
+      const name = "still";
+      const manifest = petSetManifest(name, { replicas: 3 });
+      (manifest.spec as Record<string, unknown>).paused = true;
+      await createPetSet(bare, manifest);
+      const m = await startInvariantMonitor({
+        kubeConfig: env.cluster.kubeConfig,
+        namespace: ns,
+        petSet: name,
+      });
+      const create = (p: V1Pod) => env.core.createNamespacedPod({ namespace: ns, body: p });
+      const ready = (n: number) =>
+        eventually(
+          `${n} pods Ready`,
+          async () => {
+            const pods = await listPods(bare, name);
+            return pods.length === n && pods.every(isReady) ? pods : undefined;
+          },
+          WAIT_MS,
+        );
+      const gone = (pod: string) =>
+        eventually(
+          `${pod} gone`,
+          async () => ((await listPods(bare, name)).some((p) => p.metadata?.name === pod) ? undefined : true),
+          WAIT_MS,
+        );
+      const scale = (replicas: number) => patchPetSet(bare, name, { spec: { replicas } });
+      await create(pod("still-0", 0, 1, name));
+      await create(pod("still-1", 1, 2, name));
+      await create(pod("still-2", 2, 2, name));
+      await ready(3);
+      // Scaled away (replicas 2) and back (3): still-2 comes back at another version, as a new pet.
+      await scale(2);
+      await env.core.deleteNamespacedPod({ namespace: ns, name: "still-2" });
+      await gone("still-2");
+      await scale(3);
+      await create(pod("still-2", 2, 1, name));
+      // Recreated in range while paused at another version: the pet moved.
+      await env.core.deleteNamespacedPod({ namespace: ns, name: "still-1" });
+      await gone("still-1");
+      await create(pod("still-1", 1, 1, name));
+      await ready(3);
+      const frozen = (await m.stop()).filter((v) => v.rule === "frozen");
+      expect(frozen.map((v) => v.message)).toEqual([
+        expect.stringMatching(
+          /^pod still-1 recreated with content hash1 \(version 1\), its Ready predecessor ran hash2 while paused/,
+        ),
+      ]);
     },
     TEST_MS,
   );

@@ -191,8 +191,8 @@ export async function startInvariantMonitor(opts: MonitorOptions): Promise<Invar
   const pending: Pending[] = [];
   const specs: { from: number; spec: ResolvedSpec | undefined }[] = [];
   const pods = new Map<string, V1Pod>();
-  /** Per ordinal, the content of its latest pod and whether that pod was ever Ready. */
-  const lastSeen = new Map<number, { hash: string | undefined; wasReady: boolean }>();
+  /** Per ordinal, the content of its latest pod, whether that pod was ever Ready, and when it was last seen. */
+  const lastSeen = new Map<number, { hash: string | undefined; wasReady: boolean; at: number }>();
   const everReady = new Set<string>();
   const moves: PodMove[] = [];
   const seen = new Set<number>();
@@ -277,9 +277,16 @@ export async function startInvariantMonitor(opts: MonitorOptions): Promise<Invar
     const belowHashes = new Set(
       [...all.values()].filter((p) => p.ordinal < pod.ordinal && !isTerminating(p)).map((p) => p.hash),
     );
+    // A pet scaled away and back is a new pet, not its old pod recreated (the soak found this).
+    const scaledAway =
+      last !== undefined &&
+      specs.some((s, i) => {
+        const until = specs[i + 1]?.from ?? Number.POSITIVE_INFINITY;
+        return s.spec !== undefined && !s.spec.ordinals.includes(pod.ordinal) && until >= last.at - windowMs;
+      });
     defer(now, "frozen", (spec) => {
       if (!frozen(spec, pod.ordinal)) return undefined;
-      if (last !== undefined) {
+      if (last !== undefined && !scaledAway) {
         if (!last.wasReady || last.hash === pod.hash) return undefined;
         return `pod ${pod.name} recreated with content ${pod.hash} (version ${pod.version}), its Ready predecessor ran ${last.hash}${spec.paused ? " while paused" : ` below the partition (ordinal ${spec.partitionOrdinal})`}`;
       }
@@ -325,7 +332,10 @@ export async function startInvariantMonitor(opts: MonitorOptions): Promise<Invar
     }
     if (after !== undefined) {
       if (isRunningAndReady(after)) everReady.add(uid);
-      lastSeen.set(after.ordinal, { hash: after.hash, wasReady: everReady.has(uid) });
+      lastSeen.set(after.ordinal, { hash: after.hash, wasReady: everReady.has(uid), at: now });
+    } else if (before !== undefined) {
+      const last = lastSeen.get(before.ordinal);
+      if (last) last.at = now;
     }
     checkImmediate(now, before === undefined ? after : undefined);
   };
@@ -370,7 +380,7 @@ export async function startInvariantMonitor(opts: MonitorOptions): Promise<Invar
         pods.set(p.metadata?.uid ?? "", p);
         const v = podViewFromV1Pod(p);
         if (isRunningAndReady(v)) everReady.add(v.uid);
-        lastSeen.set(v.ordinal, { hash: v.hash, wasReady: everReady.has(v.uid) });
+        lastSeen.set(v.ordinal, { hash: v.hash, wasReady: everReady.has(v.uid), at: Date.now() });
       }
       checkImmediate(Date.now(), undefined);
     },
