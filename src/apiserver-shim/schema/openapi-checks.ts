@@ -83,7 +83,9 @@ export function typeErrors(s: SchemaNode, data: unknown, kind: Kind, path: strin
   let schType: string;
   let format = "";
   if (kind === "number") {
-    const isInt = Number.isInteger(Number(data));
+    // kube decodes a JSON number as int64 when it fits, else as float64: 1e300 is a "number".
+    const n = Number(data);
+    const isInt = Number.isInteger(n) && Math.abs(n) < 2 ** 63;
     schType = isInt ? "integer" : "number";
     format = isInt ? "int64" : "float64";
   } else {

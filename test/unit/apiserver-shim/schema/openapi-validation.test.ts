@@ -61,6 +61,19 @@ describe("OpenAPI keywords, with kube-apiserver's messages", () => {
       { n: 1.5 },
       ['spec.n: Invalid value: "number": spec.n in body must be of type integer: "number"', BLOCKED],
     ],
+    [
+      // kube decodes numbers beyond int64 as float64 (fuzz finding: maxUnavailable 1e300)
+      "type integer with a number beyond int64",
+      { n: { type: "integer" } },
+      { n: 1e300 },
+      ['spec.n: Invalid value: "number": spec.n in body must be of type integer: "number"', BLOCKED],
+    ],
+    [
+      "int-or-string with a number beyond int64",
+      { v: { "x-kubernetes-int-or-string": true } },
+      { v: 2 ** 64 },
+      ['spec.v: Invalid value: "number": spec.v in body must be of type integer,string: "number"', BLOCKED],
+    ],
     ["type number accepts integers", { n: { type: "number" } }, { n: 1 }, []],
     [
       "type object",
