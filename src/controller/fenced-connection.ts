@@ -26,13 +26,7 @@ import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { isIP, Socket } from "node:net";
 import { TLSSocket } from "node:tls";
-import { KeepAliveAgents } from "../util/keep-alive.js";
-
-/** What this file needs of an http(s) agent: its options and its connection factory. */
-interface ConnectingAgent {
-  options?: Record<string, unknown>;
-  createConnection(options: Record<string, unknown>, callback?: unknown): unknown;
-}
+import { type ConnectingAgent, KeepAliveAgents } from "../util/keep-alive.js";
 
 /**
  * Runs `check` on a connection already established for `url` through `agent`, and makes the
@@ -87,17 +81,7 @@ export async function connectThenCheck(
  * before a byte of the request is sent.
  */
 function checkBeforeFirstWrite(socket: Socket, check: () => void): void {
-  const write = socket.write;
-  socket.write = function (this: Socket, ...args: unknown[]): boolean {
-    socket.write = write;
-    try {
-      check();
-    } catch (err) {
-      socket.destroy(err instanceof Error ? err : new Error(String(err)));
-      return false;
-    }
-    return (write as (...a: unknown[]) => boolean).apply(this, args);
-  } as Socket["write"];
+  fenceSocketWrites(socket, check, { once: true });
 }
 
 function connected(socket: Socket, tls: boolean, signal: AbortSignal | undefined): Promise<void> {
@@ -138,13 +122,14 @@ export class FencedAgents extends KeepAliveAgents {
 }
 
 /**
- * `check` before every write to `socket`: a request on a pooled connection is checked when its
+ * `check` before every write to `socket` (`once`: only the first): a request on a pooled connection is checked when its
  * bytes go out, not when the connection was made. A refused write destroys the connection
  * (with the check's error, which the request fails with) and sends nothing.
  */
-export function fenceSocketWrites(socket: Socket, check: () => void): void {
+export function fenceSocketWrites(socket: Socket, check: () => void, opts: { once?: boolean } = {}): void {
   const write = socket.write;
   socket.write = function (this: Socket, ...args: unknown[]): boolean {
+    if (opts.once) socket.write = write;
     try {
       check();
     } catch (err) {

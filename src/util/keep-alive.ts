@@ -18,7 +18,7 @@ import {
 } from "@kubernetes/client-node";
 
 /** What this file needs of an http(s) agent: its options and its connection factory. */
-interface ConnectingAgent {
+export interface ConnectingAgent {
   options?: Record<string, unknown>;
   createConnection(options: Record<string, unknown>, callback?: unknown): unknown;
 }
