@@ -35,9 +35,10 @@ test: lint build ## every test: unit, then integration + e2e on the embedded ser
 	@rm -f .cache/test-failures.txt; mkdir -p .cache
 	@# The real control plane starts while the unit tests run; the two integration suites then run
 	@# at the same time (most of their time is waiting on pods), each line tagged with its backend.
-	@# The embedded suite runs two files at a time (each starts its own server); the real one
-	@# shares one cluster, so its files run one at a time; the conformance diff follows the real
-	@# suite while the embedded one may still run. TEST_SERIAL=1 runs everything serially.
+	@# Each suite runs two files at a time (an embedded file starts its own server; the real
+	@# files share one cluster, each in its own namespaces with a namespace-scoped controller);
+	@# the conformance diff follows the real suite while the embedded one may still run.
+	@# TEST_SERIAL=1 runs everything serially.
 	rc=0; (bash test/cluster/up.sh > .cache/cluster-up.log 2>&1) & up=$$!; \
 	node test/support/run-suite.mjs unit || rc=$$?; \
 	if [ -n "$${TEST_SERIAL:-}" ]; then \
@@ -47,7 +48,7 @@ test: lint build ## every test: unit, then integration + e2e on the embedded ser
 	fi; \
 	if wait $$up; then \
 	  cat .cache/cluster-up.log; \
-	  PETSET_SUITE_PREFIX=$${emb:+real} PETSET_TEST_BACKEND=real node test/support/run-suite.mjs integration $(EMBEDDED_ONLY) || rc=$$?; \
+	  PETSET_SUITE_PREFIX=$${emb:+real} PETSET_TEST_BACKEND=real node test/support/run-suite.mjs integration $(EMBEDDED_ONLY) $$([ -n "$${TEST_SERIAL:-}" ] || echo "$(REAL_PARALLEL)") || rc=$$?; \
 	else cat .cache/cluster-up.log; echo "test: the real control plane did not start"; rc=1; fi; \
 	PETSET_SUITE_PREFIX=$${emb:+conformance} node test/support/run-suite.mjs conformance || rc=$$?; \
 	if [ -n "$$emb" ]; then wait $$emb || rc=$$?; fi; \
@@ -61,8 +62,10 @@ test-integration: build ## integration + e2e tests on the embedded server
 	PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration $(EMBEDDED_PARALLEL)
 
 # Every embedded test file starts its own server, so two run at once (most of their time is
-# waiting on pods); the real backend's files share one cluster and run one at a time.
+# waiting on pods); the real backend's files share one cluster, each in its own namespaces
+# with a namespace-scoped controller and Lease, so two of them run at once as well.
 EMBEDDED_PARALLEL := --fileParallelism --maxWorkers=2
+REAL_PARALLEL := --fileParallelism --maxWorkers=2
 
 # Tests of the embedded server's own internals (its e2e suite, the simulated kubelet) start
 # their own embedded server (so does the demo): they are not repeated on the real backend, where kwok and

@@ -11,6 +11,9 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
+          // One module registry per worker, not per file: importing client-node and src/ again
+          // for every file was most of the suite's CPU (docs/benchmarks.md, "make test time").
+          isolate: false,
           // Property tests: a fixed seed unless FC_SEED says otherwise (test/support/fast-check-seed.ts).
           setupFiles: ["test/support/fast-check-seed.ts"],
         },
@@ -20,6 +23,7 @@ export default defineConfig({
           name: "integration",
           include: ["test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
           environment: "node",
+          isolate: false,
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,
@@ -68,6 +72,7 @@ export default defineConfig({
           name: "conformance",
           include: ["test/conformance/**/*.test.ts"],
           environment: "node",
+          isolate: false,
           testTimeout: 120_000,
           hookTimeout: 900_000,
           fileParallelism: false,
