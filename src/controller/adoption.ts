@@ -16,6 +16,7 @@
 import type { KubernetesObject, V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
 import { ConditionTypes, Labels, type PetSet, type PetSetStatus } from "../api/index.js";
 import type { Logger } from "../util/logger.js";
+import { isConflict, isInvalid } from "./api-errors.js";
 import type { ClaimControl } from "./claim-control.js";
 import type { EventRecorder, EventTarget } from "./event-recorder.js";
 import type { Expectation } from "./expectations.js";
@@ -106,16 +107,25 @@ export async function reconcileOwnership(
   const target = petSetTarget(petSet);
   const setName = petSet.metadata.name ?? "";
   let changed = false;
-  /** One ownerReferences write (expectation first), then its Event. */
+  /**
+   * One ownerReferences write, then its Event. The expectation follows the API's answer: a
+   * write lost on the network may not have landed, and nothing would ever show it.
+   */
   const write = async (
     resource: "pods" | "persistentvolumeclaims",
     change: OwnerRefChange,
     reason: string,
     message: string,
   ) => {
-    expectChange(deps, resource, change);
     const control = resource === "pods" ? deps.pods : deps.claims;
-    await control.setOwnerReferences(namespace, ...args(change));
+    try {
+      await control.setOwnerReferences(namespace, ...args(change));
+    } catch (err) {
+      // 409 (resourceVersion) or 422 (another uid): the object moved on; the cache will show it.
+      if (isConflict(err) || isInvalid(err)) expectChange(deps, resource, change);
+      throw err;
+    }
+    expectChange(deps, resource, change);
     await deps.events.record(target, { type: "Normal", reason, message });
     changed = true;
   };

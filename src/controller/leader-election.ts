@@ -7,8 +7,10 @@
  * Fencing (lease-guard.ts): the elector feeds a LeaseFence with the monotonic time each
  * successful renew was *sent*; the fence lets writes through for `leaseDuration - margin`
  * after it (margin = leaseDuration - renewDeadline by default). Each Lease request is
- * aborted at half the renew deadline, so a hung renew neither keeps a replica believing it
- * leads nor, alone, costs it the lease (a retry fits before the deadline); a
+ * aborted at a quarter of the renew deadline (client-go's NewFromKubeconfig uses half), so
+ * a hung renew neither keeps a replica believing it leads nor, alone, costs it the lease:
+ * an attempt whose read and write both hang takes half the deadline, and after a failed
+ * attempt and a hung one a third still fits before the deadline; a
  * Lease update is sent only on a read younger than the renew deadline. A leader that reads
  * another holder has lost at once, without waiting for its own clock to say so.
  */
@@ -62,15 +64,16 @@ export function startLeaderElection(opts: LeaderElectionOptions): LeaderElector 
   const retryPeriodMs = opts.retryPeriodMs ?? 2_000;
   const mono = opts.monotonicClock ?? systemMonotonicClock;
   const marginMs = opts.fenceMarginMs ?? leaseDurationMs - renewDeadlineMs;
-  const requestTimeoutMs = Math.max(1_000, renewDeadlineMs / 2);
+  const requestTimeoutMs = Math.max(1_000, renewDeadlineMs / 4);
   const fence = new LeaseFence(mono, Math.max(0, leaseDurationMs - marginMs));
   /** Monotonic time the current acquire/renew attempt (or release) began with its read. */
   let attemptStartedAt = 0;
   const fresh = () => mono.now() - attemptStartedAt < renewDeadlineMs;
   const api = makeApiClientWith(opts.kubeConfig, CoordinationV1Api, async (ctx) => {
     for (const [k, v] of Object.entries(opts.headers ?? {})) ctx.setHeaderParam(k, v);
-    // A renew that hangs must not cost the lease: each request gets half the renew deadline
-    // (at least 1 s, as client-go's NewFromKubeconfig), so a retry still fits before it.
+    // A renew that hangs must not cost the lease: each request gets a quarter of the renew
+    // deadline (at least 1 s), so retries still fit before it (regression: network-faults
+    // on kube-apiserver lost the lease to one reset and one blackholed read at half).
     const signal = AbortSignal.timeout(requestTimeoutMs);
     ctx.setSignal(signal);
     if (String(ctx.getHttpMethod()) === "GET") return;

@@ -163,15 +163,23 @@ async function syncParsed(
       const rv = cached?.metadata?.resourceVersion;
       if (!rv) continue;
       const uid = cached?.metadata?.uid ?? "";
-      expect({ kind: "changed", resource: "petsetversions", name: vName, uid, from: rv });
-      await ctx.versions.adopt(namespace, vName, rv, {
-        apiVersion: API_VERSION,
-        kind: PETSET_KIND,
-        name,
-        uid: petSet.metadata.uid ?? "",
-        controller: true,
-        blockOwnerDeletion: true,
-      });
+      const changed = () =>
+        expect({ kind: "changed", resource: "petsetversions", name: vName, uid, from: rv });
+      try {
+        await ctx.versions.adopt(namespace, vName, rv, {
+          apiVersion: API_VERSION,
+          kind: PETSET_KIND,
+          name,
+          uid: petSet.metadata.uid ?? "",
+          controller: true,
+          blockOwnerDeletion: true,
+        });
+      } catch (err) {
+        // Expected only once the API answered (see writeStatus).
+        if (isConflict(err) || isInvalid(err)) changed();
+        throw err;
+      }
+      changed();
     }
     return { requeueAfterMs: 0 };
   }
@@ -346,14 +354,18 @@ async function writeStatus(
     if (!decision.write) return decision.retryInMs;
   }
   ctx.statusWrites?.wrote(key, now);
-  const from = petSet.metadata.resourceVersion ?? "";
-  expect({
-    kind: "changed",
-    resource: "petsets",
-    name: petSet.metadata.name ?? "",
-    uid: petSet.metadata.uid ?? "",
-    from,
-  });
+  // Expected only once the API answered (as every step, executor.ts): a write lost on the
+  // network (a reset, a timeout) may never have landed, and an expectation of it would
+  // hold every later sync of this PetSet until the expectation timeout (30 s). If it did
+  // land, the retry's precondition fails with 409, which expects the change.
+  const changed = () =>
+    expect({
+      kind: "changed",
+      resource: "petsets",
+      name: petSet.metadata.name ?? "",
+      uid: petSet.metadata.uid ?? "",
+      from: petSet.metadata.resourceVersion ?? "",
+    });
   try {
     await ctx.status.update(
       petSet.metadata.namespace ?? "default",
@@ -361,9 +373,11 @@ async function writeStatus(
       petSet.metadata.resourceVersion ?? "",
       status,
     );
+    changed();
   } catch (err) {
     // A newer PetSet is in the cache already or soon: its event re-runs the sync.
-    if (!isConflict(err) && !isNotFound(err)) throw err;
+    if (isConflict(err)) changed();
+    else if (!isNotFound(err)) throw err;
   }
   return undefined;
 }

@@ -79,7 +79,24 @@ export function canonicalContent(content: VersionContent): JsonObject {
 
 /** Whether two contents run the same pods, judged by today's canonical rules. */
 export function sameContent(a: VersionContent, b: VersionContent): boolean {
-  return canonicalJson(canonicalContent(a)) === canonicalJson(canonicalContent(b));
+  return canonicalContentJson(a) === canonicalContentJson(b);
+}
+
+/**
+ * Canonical JSON computed once per content, keyed by its template object. Recorded content
+ * is read only and each cached version is parsed once (controller/sync.ts), so a sync
+ * comparing the PetSet with its whole history canonicalizes only the PetSet's side; that
+ * recomputation, once per version per sync, was most of a sync's CPU (docs/benchmarks.md).
+ * The canonical rules are this process's, so a cached form is never stale.
+ */
+const canonicalJsonCache = new WeakMap<object, { claims: readonly ClaimTemplate[]; json: string }>();
+
+export function canonicalContentJson(content: VersionContent): string {
+  const hit = canonicalJsonCache.get(content.template);
+  if (hit !== undefined && hit.claims === content.volumeClaimTemplates) return hit.json;
+  const json = canonicalJson(canonicalContent(content));
+  canonicalJsonCache.set(content.template, { claims: content.volumeClaimTemplates, json });
+  return json;
 }
 
 function canonicalValue(value: unknown, path: string): Json | undefined {

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
-import { canonicalJson } from "./canonical-json.js";
-import { canonicalContent, type VersionContent } from "./content.js";
+import { canonicalContentJson, type VersionContent } from "./content.js";
 
 /** Characters kept of the hex digest: 40 bits, plenty for one PetSet's history. */
 export const HASH_LENGTH = 10;
@@ -17,7 +16,7 @@ export const HASH_LENGTH = 10;
  */
 export function hashContent(content: VersionContent): string {
   return createHash("sha256")
-    .update(canonicalJson(canonicalContent(content)), "utf8")
+    .update(canonicalContentJson(content), "utf8")
     .digest("hex")
     .slice(0, HASH_LENGTH);
 }

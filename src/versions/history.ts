@@ -1,6 +1,6 @@
 import { Labels, type PetSet, type PetSetVersion, versionName } from "../api/index.js";
 import { compareCodeUnits } from "./canonical-json.js";
-import { contentOf, sameContent, type VersionContent } from "./content.js";
+import { canonicalContentJson, contentOf, type VersionContent } from "./content.js";
 
 function controllerRef(version: PetSetVersion) {
   return version.metadata.ownerReferences?.find((ref) => ref.controller === true);
@@ -101,6 +101,7 @@ export class VersionHistory {
    * written by an older controller release still matches.
    */
   withContent(content: VersionContent): PetSetVersion[] {
-    return this.owned.filter((v) => sameContent(contentOf(v), content)).reverse();
+    const wanted = canonicalContentJson(content);
+    return this.owned.filter((v) => canonicalContentJson(contentOf(v)) === wanted).reverse();
   }
 }

@@ -184,6 +184,24 @@ describe("syncPetSet on a cache that is behind its own writes (expectations)", (
     expect(podWrites()).toBeGreaterThan(writes);
   });
 
+  it("regression (network-faults, embedded): a status write lost on the network leaves no expectation to wait 30 s for", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject("nginx:1.27", 1));
+    const ctx = world.context();
+    await syncPetSet(ctx, KEY); // version 1
+    await syncPetSet(ctx, KEY); // creates web-0
+    world.makePodsReady();
+    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    world.failOn("status", world.calls.filter((c) => c.verb === "status").length + 1, reset);
+    await expect(syncPetSet(ctx, KEY)).rejects.toThrow("ECONNRESET");
+    // Nothing changed the PetSet: the retry plans and writes the status at once.
+    const statusWrites = world.statuses.length;
+    const retry = await syncPetSet(ctx, KEY);
+    expect(retry.requeueAfterMs ?? 0).toBe(0);
+    expect(world.statuses.length).toBe(statusWrites + 1);
+    expect(world.statuses.at(-1)?.readyReplicas).toBe(1);
+  });
+
   it("gives up waiting after the timeout and plans anyway", async () => {
     const world = new FakeWorld();
     world.petSets.put(petSetObject("nginx:1.27", 2));
