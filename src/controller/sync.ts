@@ -7,18 +7,14 @@
  * becomes a condition and an Event naming the field; anything else is returned to the queue,
  * which retries with backoff.
  */
-import type { KubernetesObject } from "@kubernetes/client-node";
 import {
   API_VERSION,
   ConditionTypes,
   Labels,
   PETSET_KIND,
   type PetSet,
-  PetSetSchema,
   type PetSetStatus,
   PetSetStatusSchema,
-  type PetSetVersion,
-  PetSetVersionSchema,
   ProgressingReasons,
   versionName,
 } from "../api/index.js";
@@ -49,6 +45,7 @@ import type { Expectation, ExpectationStore } from "./expectations.js";
 import type { HookRunner } from "./hooks/runner.js";
 import type { ControllerCaches } from "./informers.js";
 import type { ControllerMetrics } from "./metrics.js";
+import { cachedVersions, parsePetSet } from "./parsed-cache.js";
 import type { PetSetReader, PetSetWriter, StatusUpdater, VersionControl } from "./petset-client.js";
 import { claimViewFromV1, planRollout, podViewFromV1Pod } from "./planner/index.js";
 import type { PodControl } from "./pod-control.js";
@@ -102,7 +99,7 @@ export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncRes
     await forgetPetSetGauges(ctx.metrics, { namespace, petSet: name });
     return {};
   }
-  const parsed = PetSetSchema.safeParse(raw);
+  const parsed = parsePetSet(raw);
   if (!parsed.success) {
     const fields = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     await reportRefusal(ctx, raw, `invalid spec: ${fields}`);
@@ -117,32 +114,8 @@ export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncRes
   } finally {
     // History GC reads the same caches: only once they show this sync's writes, too.
     if (awaitExpectations(ctx, key, namespace) === undefined)
-      await collectHistory(ctx, petSet, (ns, ps) => cachedVersions(ctx, ns, ps));
+      await collectHistory(ctx, petSet, (ns, ps) => cachedVersions(ctx.caches, ctx.logger, ns, ps));
   }
-}
-
-/**
- * Parsed versions per cached object. The informer replaces an object on every change, so
- * object identity is a safe key: each version is parsed once, not on every sync (with many
- * versions in a namespace, parsing dominated the sync's CPU time).
- */
-const parsedVersions = new WeakMap<KubernetesObject, PetSetVersion | null>();
-
-/** The versions labelled for this PetSet (orphans and leftovers included: VersionHistory sorts them out). */
-function cachedVersions(ctx: SyncContext, namespace: string, petSet: string): PetSetVersion[] {
-  const out: PetSetVersion[] = [];
-  for (const obj of ctx.caches.versions.ofPetSet(namespace, petSet)) {
-    let v = parsedVersions.get(obj);
-    if (v === undefined) {
-      const parsed = PetSetVersionSchema.safeParse(obj);
-      v = parsed.success ? parsed.data : null;
-      parsedVersions.set(obj, v);
-      if (!parsed.success)
-        ctx.logger.warn({ version: obj.metadata?.name, namespace }, "ignoring a malformed PetSetVersion");
-    }
-    if (v) out.push(v);
-  }
-  return out;
 }
 
 async function syncParsed(
@@ -152,7 +125,7 @@ async function syncParsed(
 ): Promise<SyncResult> {
   const namespace = petSet.metadata.namespace ?? "default";
   const name = petSet.metadata.name ?? "";
-  let versions = cachedVersions(ctx, namespace, name);
+  let versions = cachedVersions(ctx.caches, ctx.logger, namespace, name);
 
   const versionPlan = planVersionSync(petSet, versions);
   if (versionPlan.action === "adopt") {

@@ -65,7 +65,7 @@ const MAX_SOCKETS = 16;
  * than the plain http/https ones (a proxy's) are left alone.
  */
 export class KeepAliveAgents {
-  private readonly agents = new Map<string, HttpAgent>();
+  private readonly agents: { write: boolean; tls: boolean; values: unknown[]; agent: HttpAgent }[] = [];
 
   constructor(private readonly onWriteSocket?: (socket: Socket) => void) {}
 
@@ -77,24 +77,35 @@ export class KeepAliveAgents {
       return original;
     const opts = (original as unknown as ConnectingAgent).options ?? {};
     const tls = original instanceof HttpsAgent;
-    const key = JSON.stringify([write, tls, ...AGENT_KEYS.map((k) => opts[k] ?? null)]);
-    let agent = this.agents.get(key);
-    if (!agent) {
-      const picked: Record<string, unknown> = {};
-      for (const k of AGENT_KEYS) if (opts[k] !== undefined) picked[k] = opts[k];
-      const options = { ...picked, keepAlive: true, maxSockets: MAX_SOCKETS };
-      agent = tls ? new HttpsAgent(options) : new HttpAgent(options);
-      if (write && this.onWriteSocket) onEverySocket(agent, this.onWriteSocket);
-      this.agents.set(key, agent);
-    }
+    const values = AGENT_KEYS.map((k) => opts[k]);
+    // Compared field by field (a CA is kilobytes: serializing it per request showed in profiles).
+    const found = this.agents.find(
+      (e) => e.write === write && e.tls === tls && e.values.every((v, i) => sameOption(v, values[i])),
+    );
+    if (found) return found.agent;
+    const picked: Record<string, unknown> = {};
+    for (const k of AGENT_KEYS) if (opts[k] !== undefined) picked[k] = opts[k];
+    const options = { ...picked, keepAlive: true, maxSockets: MAX_SOCKETS };
+    const agent = tls ? new HttpsAgent(options) : new HttpAgent(options);
+    if (write && this.onWriteSocket) onEverySocket(agent, this.onWriteSocket);
+    this.agents.push({ write, tls, values, agent });
     return agent;
   }
 
   /** Closes every pooled connection (the replica stops). */
   destroy(): void {
-    for (const a of this.agents.values()) a.destroy();
-    this.agents.clear();
+    for (const e of this.agents) e.agent.destroy();
+    this.agents.length = 0;
   }
+}
+
+/** Whether two TLS option values (string, Buffer, or lists of them) are the same. */
+function sameOption(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Buffer.isBuffer(a) && Buffer.isBuffer(b)) return a.equals(b);
+  if (Array.isArray(a) && Array.isArray(b))
+    return a.length === b.length && a.every((x, i) => sameOption(x, b[i]));
+  return false;
 }
 
 /** Hands every socket `agent` creates to `fn` before it is used. */

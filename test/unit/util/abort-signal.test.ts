@@ -48,3 +48,25 @@ describe("abortAfter: a deadline that survives garbage collection", () => {
     expect(await firesAfterGc(() => writeSignal(fence), 2_000)).toBe(true);
   });
 });
+
+describe("abortAfter on a source shared by many requests (the Lease fence's signal)", () => {
+  it("holds one listener on the source however many requests wait, and aborts each with its reason", async () => {
+    const { EventEmitter } = await import("node:events");
+    const source = new AbortController();
+    const signals = Array.from({ length: 5_000 }, () => abortAfter([source.signal], 60_000));
+    expect(EventEmitter.getEventListeners(source.signal, "abort").length).toBe(1);
+    source.abort(new Error("lease lost"));
+    expect(signals.every((s) => s.aborted && (s.reason as Error).message === "lease lost")).toBe(true);
+  });
+
+  it("a request past its deadline is no longer called when the source aborts later", async () => {
+    const source = new AbortController();
+    const early = abortAfter([source.signal], 1);
+    await new Promise<void>((resolve) => early.addEventListener("abort", () => resolve()));
+    expect((early.reason as DOMException).name).toBe("TimeoutError");
+    const late = abortAfter([source.signal], 60_000);
+    source.abort(new Error("lease lost"));
+    expect((early.reason as DOMException).name).toBe("TimeoutError");
+    expect(late.aborted).toBe(true);
+  });
+});
