@@ -9,13 +9,19 @@ import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { apiServerBenchmark } from "./apiserver.js";
 import { rolloutBenchmark } from "./rollout.js";
+import { scaleBenchmark } from "./scale.js";
 import { type BackendName, startBackend } from "./support/backends.js";
 import type { Benchmark, Scale } from "./support/bench.js";
 import { REPO_ROOT } from "./support/processes.js";
 import { machineInfo, writeRecord } from "./support/results.js";
 import { versionsBenchmark } from "./versions.js";
 
-const BENCHMARKS: readonly Benchmark[] = [apiServerBenchmark, versionsBenchmark, rolloutBenchmark];
+const BENCHMARKS: readonly Benchmark[] = [
+  apiServerBenchmark,
+  versionsBenchmark,
+  rolloutBenchmark,
+  scaleBenchmark,
+];
 
 interface Flags {
   only?: string[];
@@ -55,10 +61,10 @@ const program = new Command()
   )
   .option("--controller-cpu-prof <dir>", "run the controller under node --cpu-prof, profiles into <dir>")
   .option("--server-cpu-prof <dir>", "embedded: run petset dev under node --cpu-prof, profiles into <dir>")
-  .option("--petsets <n>", "versions: PetSets (overrides --scale)", count)
+  .option("--petsets <n>", "versions, scale: PetSets (overrides --scale)", count)
   .option("--changes <n>", "versions: template changes per PetSet (overrides --scale)", count)
   .option("--gc-versions <n>", "versions: excess versions the GC collects (overrides --scale)", count)
-  .option("--pets <n>", "rollout: pets (overrides --scale)", count)
+  .option("--pets <n>", "rollout: pets; scale: pets per PetSet (overrides --scale)", count)
   .option("--runs <n>", "rollout --statefulset: rounds per maxUnavailable (default 3)", count)
   .option("--compare-pets <n>", "rollout --statefulset: pets in the comparison (default --pets)", count);
 

@@ -114,7 +114,8 @@ export async function startController(
   for (let i = 0; ; i++) {
     const res = await fetch(`http://127.0.0.1:${metricsPort}/readyz`).catch(() => undefined);
     if (res?.status === 200) break;
-    if (i > 600) throw new Error(`controller not ready after 60 s (log: ${logPath})`);
+    // Generous: the scale benchmark starts it on 10,000 PetSets and measures this wait.
+    if (i > 6_000) throw new Error(`controller not ready after 600 s (log: ${logPath})`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

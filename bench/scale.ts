@@ -1,0 +1,198 @@
+/**
+ * Scale (issue 13): N PetSets x P pets on one controller.
+ *
+ * 1. Baseline: one 10-pet PetSet rolled out (image change) in an empty namespace with its own
+ *    controller: the reference for phase 4.
+ * 2. Populate: N PetSets (P pets each, Parallel) created 8 at a time with the controller
+ *    running; done when every PetSet reports P ready pets at version 1 (a list, polled).
+ * 3. Cold start: the controller is stopped (SIGTERM) and started again on the populated
+ *    namespace: seconds to caches synced (/readyz) and to every PetSet synced once
+ *    (petset_syncs_total >= N with an empty queue); its RSS then; its idle CPU over 20 s.
+ *    Also the API server's RSS (and etcd's on real) and the latency of a full list of pods
+ *    and of PetSets at that size.
+ * 4. Rollout among them: the same 10-pet rollout as phase 1, in the populated namespace,
+ *    reported as a ratio to the baseline.
+ */
+import { join } from "node:path";
+import type { BenchContext, Benchmark, BenchOutput } from "./support/bench.js";
+import { imagePatch, MERGE_PATCH, petSetManifest, petSetsPath } from "./support/petsets.js";
+import { ProcSampler, rssMiB } from "./support/proc.js";
+import { type ControllerProcess, startController } from "./support/processes.js";
+import { secondsUntilSettled } from "./support/settled.js";
+import { latencySummary, m, runPool, sleep, waitFor } from "./support/stats.js";
+
+const SIZES = { small: { petSets: 1_000, pets: 3 }, full: { petSets: 10_000, pets: 3 } } as const;
+const ROLLOUT_PETS = 10;
+const CONCURRENCY = 8;
+const IDLE_SECONDS = 20;
+
+interface Listed {
+  items: { status?: { readyReplicas?: number; currentVersion?: number } }[];
+}
+
+/** Seconds a 10-pet PetSet takes to roll from one image to another (created and settled first). */
+async function tenPetRollout(ctx: BenchContext, ns: string): Promise<number> {
+  const { http } = ctx.backend;
+  const path = `${petSetsPath(ns)}/rollout`;
+  const manifest = petSetManifest("rollout", { replicas: ROLLOUT_PETS, image: "nginx:1.26" });
+  await http.json("POST", petSetsPath(ns), manifest);
+  await secondsUntilSettled(ctx.backend, path, ROLLOUT_PETS, { perPetMs: 30_000, pollMs: 200 });
+  await http.json("PATCH", path, imagePatch("rollout", "nginx:1.27"), MERGE_PATCH);
+  return secondsUntilSettled(ctx.backend, path, ROLLOUT_PETS, { perPetMs: 30_000, pollMs: 200 });
+}
+
+function controllerIn(ctx: BenchContext, ns: string, log: string): Promise<ControllerProcess> {
+  return startController(
+    ctx.backend.controllerKubeconfigPath,
+    ns,
+    join(ctx.backend.workDir, log),
+    ctx.controllerNodeArgs,
+  );
+}
+
+async function metric(c: ControllerProcess, name: string): Promise<number> {
+  let sum = 0;
+  for (const line of (await c.metricsText()).split("\n")) {
+    const match = new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`).exec(line);
+    if (match) sum += Number(match[2]);
+  }
+  return sum;
+}
+
+/** Milliseconds of `samples` full lists of `path` (one response each, as an informer's first list). */
+async function listLatency(ctx: BenchContext, path: string, samples: number) {
+  const ms: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const t0 = performance.now();
+    await ctx.backend.http.json<Listed>("GET", path);
+    ms.push(performance.now() - t0);
+  }
+  return latencySummary(ms);
+}
+
+export const scaleBenchmark: Benchmark = {
+  name: "scale",
+  description: "N PetSets x P pets on one controller: cold start, RSS, idle CPU, a rollout among them",
+  backends: ["embedded", "real"],
+  backendOptions: { readyDelayMs: 200 },
+  async run(ctx): Promise<BenchOutput> {
+    const petSets = ctx.sizes.petSets ?? SIZES[ctx.scale].petSets;
+    const pets = ctx.sizes.pets ?? SIZES[ctx.scale].pets;
+    const { http } = ctx.backend;
+
+    ctx.log(`baseline: a ${ROLLOUT_PETS}-pet rollout in an empty namespace`);
+    const emptyNs = await ctx.backend.namespace("bench-scale-empty");
+    const baselineController = await controllerIn(ctx, emptyNs, "controller-baseline.log");
+    let baselineSeconds: number;
+    try {
+      baselineSeconds = await tenPetRollout(ctx, emptyNs);
+    } finally {
+      await baselineController.stop();
+      await ctx.backend.deleteNamespace(emptyNs);
+    }
+    ctx.log(`baseline rollout ${baselineSeconds.toFixed(1)} s`);
+
+    const ns = await ctx.backend.namespace("bench-scale");
+    let controller = await controllerIn(ctx, ns, "controller-populate.log");
+    try {
+      ctx.log(`populate: ${petSets} PetSets x ${pets} pets`);
+      const t0 = performance.now();
+      await runPool(petSets, CONCURRENCY, async (i) => {
+        const manifest = petSetManifest(`s-${i}`, { replicas: pets, image: "nginx:1.26" });
+        (manifest.spec as Record<string, unknown>).podManagementPolicy = "Parallel";
+        await http.jsonRetry("POST", petSetsPath(ns), manifest);
+      });
+      const createdSeconds = (performance.now() - t0) / 1000;
+      await waitFor(
+        `${petSets} PetSets with ${pets} ready pets`,
+        async () => {
+          const list = await http.json<Listed>("GET", petSetsPath(ns));
+          const ready = list.items.filter(
+            (p) => p.status?.readyReplicas === pets && p.status?.currentVersion === 1,
+          ).length;
+          return ready >= petSets ? true : undefined;
+        },
+        Math.max(600_000, petSets * pets * 100),
+        5_000,
+      );
+      const populateSeconds = (performance.now() - t0) / 1000;
+      ctx.log(`populated in ${populateSeconds.toFixed(1)} s (creates took ${createdSeconds.toFixed(1)} s)`);
+
+      ctx.log("cold start: controller stopped and started again");
+      await controller.stop();
+      const t1 = performance.now();
+      controller = await controllerIn(ctx, ns, "controller-cold.log");
+      const cachesSyncedSeconds = (performance.now() - t1) / 1000;
+      await waitFor(
+        `every PetSet synced once (${petSets})`,
+        async () =>
+          (await metric(controller, "petset_syncs_total")) >= petSets &&
+          (await metric(controller, "petset_queue_depth")) === 0
+            ? true
+            : undefined,
+        600_000,
+        200,
+      );
+      const allSyncedSeconds = (performance.now() - t1) / 1000;
+      const rssAfterSync = rssMiB(controller.pid);
+      ctx.log(
+        `caches synced ${cachesSyncedSeconds.toFixed(1)} s, all synced ${allSyncedSeconds.toFixed(1)} s`,
+      );
+
+      await sleep(5_000); // let requeues of the start-up settle before the idle window
+      const idle = new ProcSampler(controller.pid).start();
+      const serverIdle = new ProcSampler(ctx.backend.apiServerPid).start();
+      await sleep(IDLE_SECONDS * 1000);
+      const idleController = idle.stop();
+      const idleServer = serverIdle.stop();
+      ctx.log(`idle CPU ${idleController.cpuAverage?.value} cores`);
+
+      const server: Record<string, unknown> = { apiServerRss: rssMiB(ctx.backend.apiServerPid) };
+      if (ctx.backend.storagePid !== undefined) server.etcdRss = rssMiB(ctx.backend.storagePid);
+      const podList = await listLatency(ctx, `/api/v1/namespaces/${ns}/pods`, 5);
+      const petSetList = await listLatency(ctx, petSetsPath(ns), 5);
+
+      ctx.log(`rollout of a ${ROLLOUT_PETS}-pet PetSet among them`);
+      const amongSeconds = await tenPetRollout(ctx, ns);
+      const ratio = amongSeconds / baselineSeconds;
+      ctx.log(`rollout ${amongSeconds.toFixed(1)} s, ${ratio.toFixed(2)}x the empty namespace's`);
+
+      const headline = {
+        coldStartCachesSynced: m(cachesSyncedSeconds, "s"),
+        coldStartAllSynced: m(allSyncedSeconds, "s"),
+        controllerRss: rssAfterSync,
+        idleCpu: idleController.cpuAverage,
+        rolloutAmongOverEmpty: m(ratio, "x"),
+      };
+      return {
+        parameters: { namespace: ns, petSets, petsPerPetSet: pets, rolloutPets: ROLLOUT_PETS },
+        results: {
+          headline,
+          populate: { seconds: m(populateSeconds, "s"), createSeconds: m(createdSeconds, "s") },
+          coldStart: {
+            cachesSynced: m(cachesSyncedSeconds, "s"),
+            allSynced: m(allSyncedSeconds, "s"),
+            controllerRss: rssAfterSync,
+          },
+          idle: { seconds: IDLE_SECONDS, controller: idleController, server: idleServer },
+          lists: { pods: podList, petSets: petSetList },
+          server,
+          rollout: {
+            emptyNamespace: m(baselineSeconds, "s"),
+            amongPetSets: m(amongSeconds, "s"),
+            ratio: m(ratio, "x"),
+          },
+        },
+        notes: [
+          "Populate: PetSets created 8 at a time with podManagementPolicy Parallel; done when every one reports its pets ready at version 1.",
+          "Cold start: seconds from starting the controller process until /readyz (caches synced), and until petset_syncs_total >= N with an empty queue.",
+          `Idle CPU: the controller's average over ${IDLE_SECONDS} s, 5 s after every PetSet was synced.`,
+          "Rollout: a 10-pet PetSet from nginx:1.26 to 1.27; the baseline ran first in an empty namespace with its own controller.",
+        ],
+      };
+    } finally {
+      await controller.stop();
+      await ctx.backend.deleteNamespace(ns);
+    }
+  },
+};
