@@ -57,8 +57,37 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
+/**
+ * A copy of a JSON value with exactly JSON's semantics (undefined members dropped, undefined
+ * array items and non-finite numbers become null, `toJSON` honoured), walked directly:
+ * the JSON round trip it replaces was the server's largest single cost (docs/benchmarks.md).
+ */
 export function deepClone<T>(v: T): T {
-  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+  return v === undefined ? v : (cloneJson(v) as T);
+}
+
+const droppedByJson = (x: unknown) => x === undefined || typeof x === "function" || typeof x === "symbol";
+
+function cloneJson(v: unknown): unknown {
+  if (typeof v === "number") return Number.isFinite(v) ? v : null;
+  if (v === null || typeof v !== "object") return v;
+  if (Array.isArray(v)) return v.map((x) => (droppedByJson(x) ? null : cloneJson(x)));
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") return JSON.parse(JSON.stringify(v));
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v)) {
+    const x = (v as Record<string, unknown>)[k];
+    if (droppedByJson(x)) continue;
+    // An own "__proto__" member (JSON.parse makes one) must stay data, never a prototype.
+    if (k === "__proto__")
+      Object.defineProperty(out, k, {
+        value: cloneJson(x),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else out[k] = cloneJson(x);
+  }
+  return out;
 }
 
 /** JSON with object keys sorted: equal objects give equal strings (used for no-op detection). */
@@ -76,6 +105,27 @@ function sortKeys(v: unknown): unknown {
   return v;
 }
 
+/**
+ * Whether two JSON values are equal as canonicalJson would judge them (key order ignored,
+ * undefined members absent), compared directly instead of serializing both.
+ */
 export function deepEqual(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (!isPlainObject(a) || !isPlainObject(b) || Array.isArray(b))
+    return canonicalJson(a) === canonicalJson(b);
+  if (typeof a.toJSON === "function" || typeof b.toJSON === "function")
+    return canonicalJson(a) === canonicalJson(b);
+  let defined = 0;
+  for (const k of Object.keys(a)) {
+    if (a[k] === undefined) continue;
+    defined++;
+    if (!Object.hasOwn(b, k) || !deepEqual(a[k], b[k])) return false;
+  }
+  for (const k of Object.keys(b)) if (b[k] !== undefined) defined--;
+  return defined === 0;
 }
