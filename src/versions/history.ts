@@ -10,6 +10,16 @@ function byNumber(a: PetSetVersion, b: PetSetVersion): number {
   return a.spec.version - b.spec.version || compareCodeUnits(a.metadata.name ?? "", b.metadata.name ?? "");
 }
 
+/** Sorted by number; a list already in order (the cache's, usually) is only checked. */
+function sortedByNumber(list: PetSetVersion[]): PetSetVersion[] {
+  for (let i = 1; i < list.length; i++) {
+    if (byNumber(list[i - 1] as PetSetVersion, list[i] as PetSetVersion) > 0) return list.sort(byNumber);
+  }
+  return list;
+}
+
+const built = new WeakMap<readonly PetSetVersion[], { petset: PetSet; history: VersionHistory }>();
+
 /**
  * The versions of one PetSet, read from a cache list that may hold anything in the
  * namespace. Three kinds of objects are told apart:
@@ -34,31 +44,46 @@ export class VersionHistory {
 
   private constructor(petset: PetSet, versions: readonly PetSetVersion[]) {
     const { name, namespace, uid } = petset.metadata;
-    const inNamespace = versions.filter(
-      (v) =>
-        namespace === undefined || v.metadata.namespace === undefined || v.metadata.namespace === namespace,
-    );
-    this.owned = inNamespace.filter((v) => uid !== undefined && controllerRef(v)?.uid === uid).sort(byNumber);
-    this.adoptable = inNamespace
-      .filter(
-        (v) =>
-          name !== undefined &&
-          controllerRef(v) === undefined &&
-          v.metadata.deletionTimestamp === undefined &&
-          v.metadata.labels?.[Labels.petSet] === name &&
-          v.spec.petSet === name &&
-          v.metadata.name === versionName(name, v.spec.version),
-      )
-      .sort(byNumber);
-    this.takenNames = new Set(inNamespace.flatMap((v) => (v.metadata.name ? [v.metadata.name] : [])));
+    // One pass (a PetSet whose GC is collecting 10,000 versions is synced on every delete).
+    const owned: PetSetVersion[] = [];
+    const adoptable: PetSetVersion[] = [];
+    const takenNames = new Set<string>();
+    for (const v of versions) {
+      if (namespace !== undefined && v.metadata.namespace !== undefined && v.metadata.namespace !== namespace)
+        continue;
+      if (v.metadata.name) takenNames.add(v.metadata.name);
+      const ref = controllerRef(v);
+      if (ref !== undefined) {
+        if (uid !== undefined && ref.uid === uid) owned.push(v);
+      } else if (
+        name !== undefined &&
+        v.metadata.deletionTimestamp === undefined &&
+        v.metadata.labels?.[Labels.petSet] === name &&
+        v.spec.petSet === name &&
+        v.metadata.name === versionName(name, v.spec.version)
+      ) {
+        adoptable.push(v);
+      }
+    }
+    this.owned = sortedByNumber(owned);
+    this.adoptable = sortedByNumber(adoptable);
+    this.takenNames = takenNames;
     const status = petset.status;
     this.statusNumbers = [status?.currentVersion, status?.updateVersion, status?.lastCompleteVersion].filter(
       (n): n is number => n !== undefined,
     );
   }
 
+  /**
+   * The history of `petset` in `versions`. The same PetSet object and list give the same
+   * (immutable) history: a sync asks twice, and the list is large while history is collected.
+   */
   static of(petset: PetSet, versions: readonly PetSetVersion[]): VersionHistory {
-    return new VersionHistory(petset, versions);
+    const hit = built.get(versions);
+    if (hit !== undefined && hit.petset === petset) return hit.history;
+    const history = new VersionHistory(petset, versions);
+    built.set(versions, { petset, history });
+    return history;
   }
 
   /** The highest-numbered owned version: the one the controller drives every pet to. */
