@@ -109,6 +109,18 @@ export const rolloutBenchmark: Benchmark = {
     } else if (ctx.backend.name === "real") {
       notes.push("StatefulSet comparison not run (pass --statefulset).");
     }
+    // Printed by `make bench-quick` (bench/headline.ts): per pet, and petset / StatefulSet.
+    const headline: Record<string, unknown> = {
+      rolloutPerPet: petset.rolloutPerPet,
+      apiWritesPerPet: petset.apiWritesPerPetUpdate,
+      controllerCpuPerPet: m(((petset.controller.cpuTime?.value ?? 0) / pets) * 1000, "ms/pet"),
+    };
+    const scenarios = (
+      results.comparison as { scenarios?: Record<string, { ratio: Record<string, unknown> }> }
+    )?.scenarios;
+    for (const [name, sc] of Object.entries(scenarios ?? {}))
+      for (const [k, v] of Object.entries(sc.ratio)) headline[`${name} ${k} petset/StatefulSet`] = v;
+    results.headline = headline;
     return {
       parameters: { pets, from: FROM, to: TO, podManagementPolicy: "OrderedReady" },
       results,
