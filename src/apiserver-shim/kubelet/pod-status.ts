@@ -22,8 +22,8 @@ export interface NodeView {
   pods: number;
   internalIP: string | undefined;
   podCIDR: string | undefined;
-  /** Pod IPs in use on it. */
-  podIPs: readonly string[];
+  /** Pod IPs in use on it (a set or a count per IP: only `has` is asked). */
+  podIPs: { has(ip: string): boolean };
 }
 
 /** Replaces `{{name}}` placeholders; the names were checked when the stages were loaded. */
@@ -176,7 +176,7 @@ function initContainerStatuses(pod: Pod, now: number): ContainerStatus[] {
 export function allocatePodIP(pod: Pod, node: NodeView | undefined, nodeIndex: number): string {
   const cidr = node?.podCIDR ?? `10.244.${nodeIndex}.0/24`;
   const prefix = cidr.split("/")[0]!.split(".").slice(0, 3).join(".");
-  const used = new Set(node?.podIPs ?? []);
+  const used = node?.podIPs ?? new Set<string>();
   const start = hash32(`${pod.metadata.namespace}/${pod.metadata.name}/${pod.metadata.uid ?? ""}`) % 253;
   for (let i = 0; i < 253; i++) {
     const ip = `${prefix}.${((start + i) % 253) + 2}`;

@@ -73,7 +73,15 @@ export class StageRunner {
   private readonly assumed = new Map<string, string>();
   private readonly managed: Set<string>;
   private stopped = false;
-  private worldCache: World | undefined;
+  /** The managed nodes, parsed (pod counts apart): recomputed only when a node changes. */
+  private nodesCache: NodeView[] | undefined;
+  /**
+   * Where each pod counts (its node, or the one we bound it to) and its IP, and the totals per
+   * node: kept up to date on every event. Recounting every pod on every pod event made a
+   * populate of 30,000 pods quadratic (docs/benchmarks.md, scale).
+   */
+  private readonly placements = new Map<string, { node: string; ip: string | undefined }>();
+  private readonly perNode = new Map<string, { pods: number; ips: Map<string, number> }>();
 
   constructor(private readonly o: StageRunnerOptions) {
     this.managed = new Set(o.managedNodes);
@@ -82,8 +90,11 @@ export class StageRunner {
   /** Call after the cache added or updated `obj`. */
   observe(resource: StageResource, obj: KubeObject): void {
     const objKey = objectKey(obj.metadata);
-    if (resource !== "persistentvolumeclaims") this.worldCache = undefined;
-    if (resource === "pods" && podNodeName(obj)) this.assumed.delete(objKey);
+    if (resource === "nodes") this.nodesCache = undefined;
+    if (resource === "pods") {
+      if (podNodeName(obj)) this.assumed.delete(objKey);
+      this.place(objKey, obj);
+    }
     this.evaluate(resource, objKey);
     if (resource === "nodes" && this.managed.has(obj.metadata.name)) {
       for (const pod of this.o.source.list("pods")) {
@@ -98,8 +109,41 @@ export class StageRunner {
     const key = `${resource}/${objKey}`;
     this.entries.get(key)?.cancel?.();
     this.entries.delete(key);
-    if (resource === "pods") this.assumed.delete(objKey);
-    if (resource !== "persistentvolumeclaims") this.worldCache = undefined;
+    if (resource === "pods") {
+      this.assumed.delete(objKey);
+      this.place(objKey, undefined);
+    }
+    if (resource === "nodes") this.nodesCache = undefined;
+  }
+
+  /** Counts `pod` (undefined: gone) on the node it is bound or assumed to, with its IP. */
+  private place(objKey: string, pod: KubeObject | undefined): void {
+    const old = this.placements.get(objKey);
+    const node = pod ? podNodeName(pod) || this.assumed.get(objKey) || "" : "";
+    const rawIP = pod?.status?.podIP;
+    const ip = typeof rawIP === "string" && rawIP ? rawIP : undefined;
+    if (old?.node === node && old.ip === ip) return;
+    if (old) {
+      const n = this.perNode.get(old.node);
+      if (n) {
+        n.pods--;
+        if (old.ip !== undefined) {
+          const c = (n.ips.get(old.ip) ?? 1) - 1;
+          if (c > 0) n.ips.set(old.ip, c);
+          else n.ips.delete(old.ip);
+        }
+      }
+      this.placements.delete(objKey);
+    }
+    if (!node) return;
+    let n = this.perNode.get(node);
+    if (!n) {
+      n = { pods: 0, ips: new Map() };
+      this.perNode.set(node, n);
+    }
+    n.pods++;
+    if (ip !== undefined) n.ips.set(ip, (n.ips.get(ip) ?? 0) + 1);
+    this.placements.set(objKey, { node, ip });
   }
 
   /** Cancels every timer and waits for writes in flight. */
@@ -110,13 +154,19 @@ export class StageRunner {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  /** The managed nodes as the engine sees them, in ordinal order (cached until a change). */
+  /** The managed nodes as the engine sees them, in ordinal order, with their current pods. */
   world(): World {
-    this.worldCache ??= this.computeWorld();
-    return this.worldCache;
+    this.nodesCache ??= this.computeNodes();
+    const empty = new Map<string, number>();
+    return {
+      nodes: this.nodesCache.map((n) => {
+        const counted = this.perNode.get(n.name);
+        return { ...n, pods: counted?.pods ?? 0, podIPs: counted?.ips ?? empty };
+      }),
+    };
   }
 
-  private computeWorld(): World {
+  private computeNodes(): NodeView[] {
     const nodes: NodeView[] = [];
     for (const obj of this.o.source.list("nodes")) {
       const node = NodeSchema.safeParse(obj).data;
@@ -129,20 +179,10 @@ export class StageRunner {
         pods: 0,
         internalIP,
         podCIDR: node.spec?.podCIDR,
-        podIPs: [],
+        podIPs: new Map(),
       });
     }
-    nodes.sort((a, b) => nodeOrdinal(a.name) - nodeOrdinal(b.name) || a.name.localeCompare(b.name));
-    const byName = new Map(nodes.map((n) => [n.name, { ...n, podIPs: [] as string[] }]));
-    // Every pod, on every change: plain property reads, no schema parsing.
-    for (const pod of this.o.source.list("pods")) {
-      const view = byName.get(podNodeName(pod) || this.assumed.get(objectKey(pod.metadata)) || "");
-      if (!view) continue;
-      view.pods++;
-      const ip = pod.status?.podIP;
-      if (typeof ip === "string" && ip) view.podIPs.push(ip);
-    }
-    return { nodes: nodes.map((n) => byName.get(n.name)!) };
+    return nodes.sort((a, b) => nodeOrdinal(a.name) - nodeOrdinal(b.name) || a.name.localeCompare(b.name));
   }
 
   private evaluate(resource: StageResource, objKey: string): void {
@@ -229,7 +269,7 @@ export class StageRunner {
     for (const w of writes) {
       if (w.op !== "bind") continue;
       this.assumed.set(e.objKey, w.node);
-      this.worldCache = undefined;
+      this.place(e.objKey, this.o.source.get("pods", e.objKey));
     }
     try {
       await this.o.writer.apply(writes, { stage: stage.name });
@@ -237,7 +277,7 @@ export class StageRunner {
       e.failures = 0;
       this.o.logger.debug(log, "simulated kubelet: stage applied");
     } catch (err) {
-      if (this.assumed.delete(e.objKey)) this.worldCache = undefined;
+      if (this.assumed.delete(e.objKey)) this.place(e.objKey, this.o.source.get("pods", e.objKey));
       if (!(err instanceof StageWriteError) || err.reason === "Unavailable") {
         e.failures++;
         const backoffMs = Math.min(10_000, 200 * 2 ** Math.min(e.failures, 6));

@@ -163,6 +163,14 @@ export class FakeApi implements ObjectSource, StageWriter {
     }
   }
 
+  /** An object removed at once (a force delete), the runner told a microtask later. */
+  remove(resource: StageResource, key: string): void {
+    const cur = this.store.get(resource)?.get(key);
+    if (!cur) return;
+    this.store.get(resource)?.delete(key);
+    queueMicrotask(() => this.runner.forget(resource, cur));
+  }
+
   private mustGet(
     resource: StageResource,
     namespace: string | undefined,

@@ -63,6 +63,28 @@ describe("StageRunner", () => {
     ]);
   });
 
+  it("counts pods per node as they come and go (kept per event, no recount): the next pod goes where fewest are", async () => {
+    const api = await setup();
+    for (let i = 0; i < 30; i++) api.create("pods", pod(`web-${i}`, { app: "nginx:1.27" }));
+    await api.advance(1_000);
+    expect(api.runner.world().nodes.map((n) => n.pods)).toEqual([10, 10, 10]);
+    const ips = new Set(api.list("pods").map((p) => (p.status as { podIP?: string }).podIP));
+    expect(ips.size).toBe(30);
+    // Every pod of node 1 goes: the next pods are bound there, with IPs not in use.
+    for (const p of api
+      .list("pods")
+      .filter((p) => (p.spec as { nodeName?: string }).nodeName === "petset-node-1"))
+      api.remove("pods", `default/${p.metadata.name}`);
+    await api.advance(0);
+    expect(api.runner.world().nodes.map((n) => n.pods)).toEqual([10, 0, 10]);
+    api.create("pods", pod("late-0", { app: "nginx:1.27" }));
+    await api.advance(1_000);
+    expect((podOf(api, "late-0").spec as { nodeName?: string }).nodeName).toBe("petset-node-1");
+    const late = (podOf(api, "late-0").status as { podIP?: string }).podIP;
+    const others = api.list("pods").filter((p) => p.metadata.name !== "late-0");
+    expect(others.map((p) => (p.status as { podIP?: string }).podIP)).not.toContain(late);
+  });
+
   it("leaves pods on other nodes alone, and does not bind without a Ready managed node", async () => {
     const api = new FakeApi();
     apis.push(api);

@@ -13,7 +13,14 @@ import {
 
 const world: World = {
   nodes: [
-    { name: "n-0", ready: true, pods: 0, internalIP: "10.0.0.10", podCIDR: "10.244.0.0/24", podIPs: [] },
+    {
+      name: "n-0",
+      ready: true,
+      pods: 0,
+      internalIP: "10.0.0.10",
+      podCIDR: "10.244.0.0/24",
+      podIPs: new Set<string>(),
+    },
   ],
 };
 
