@@ -116,9 +116,13 @@ export function deepEqual(a: unknown, b: unknown): boolean {
     for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
     return true;
   }
-  if (!isPlainObject(a) || !isPlainObject(b) || Array.isArray(b))
-    return canonicalJson(a) === canonicalJson(b);
-  if (typeof a.toJSON === "function" || typeof b.toJSON === "function")
+  // Scalars, mixed kinds and objects with toJSON: as canonicalJson judges them.
+  if (
+    !isPlainObject(a) ||
+    !isPlainObject(b) ||
+    typeof a.toJSON === "function" ||
+    typeof b.toJSON === "function"
+  )
     return canonicalJson(a) === canonicalJson(b);
   let defined = 0;
   for (const k of Object.keys(a)) {
