@@ -30,6 +30,7 @@ interface Flags {
   out: string;
   statefulset: boolean;
   controllerCpuProf?: string;
+  controllerHeapSnapshots?: string;
   serverCpuProf?: string;
   petsets?: number;
   changes?: number;
@@ -60,6 +61,10 @@ const program = new Command()
     false,
   )
   .option("--controller-cpu-prof <dir>", "run the controller under node --cpu-prof, profiles into <dir>")
+  .option(
+    "--controller-heap-snapshots <dir>",
+    "controller writes a heap snapshot into <dir> on SIGUSR2 (kill -USR2 <pid>)",
+  )
   .option("--server-cpu-prof <dir>", "embedded: run petset dev under node --cpu-prof, profiles into <dir>")
   .option("--petsets <n>", "versions, scale: PetSets (overrides --scale)", count)
   .option("--changes <n>", "versions: template changes per PetSet (overrides --scale)", count)
@@ -69,6 +74,10 @@ const program = new Command()
   .option("--compare-pets <n>", "rollout --statefulset: pets in the comparison (default --pets)", count);
 
 const cpuProfArgs = (dir: string) => ["--cpu-prof", `--cpu-prof-dir=${resolve(dir)}`];
+const heapSnapshotArgs = (dir: string) => [
+  "--heapsnapshot-signal=SIGUSR2",
+  `--diagnostic-dir=${resolve(dir)}`,
+];
 
 async function main(): Promise<void> {
   // Exit handlers stop the child processes (controller, petset dev) on Ctrl-C too.
@@ -94,7 +103,10 @@ async function main(): Promise<void> {
       const serverNodeArgs = flags.serverCpuProf ? cpuProfArgs(flags.serverCpuProf) : [];
       const backend = await startBackend(backendName, { ...bench.backendOptions, serverNodeArgs });
       try {
-        const controllerNodeArgs = flags.controllerCpuProf ? cpuProfArgs(flags.controllerCpuProf) : [];
+        const controllerNodeArgs = [
+          ...(flags.controllerCpuProf ? cpuProfArgs(flags.controllerCpuProf) : []),
+          ...(flags.controllerHeapSnapshots ? heapSnapshotArgs(flags.controllerHeapSnapshots) : []),
+        ];
         const out = await bench.run({
           backend,
           scale: flags.scale,
