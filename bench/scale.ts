@@ -135,6 +135,14 @@ export const scaleBenchmark: Benchmark = {
       );
       const allSyncedSeconds = (performance.now() - t1) / 1000;
       const rssAfterSync = rssMiB(controller.pid);
+      // Where the RSS goes (prom-client's process metrics of the controller).
+      const mib = async (name: string) => m((await metric(controller, name)) / 2 ** 20, "MiB");
+      const controllerMemory = {
+        rss: rssAfterSync,
+        heapUsed: await mib("nodejs_heap_size_used_bytes"),
+        heapTotal: await mib("nodejs_heap_size_total_bytes"),
+        external: await mib("nodejs_external_memory_bytes"),
+      };
       ctx.log(
         `caches synced ${cachesSyncedSeconds.toFixed(1)} s, all synced ${allSyncedSeconds.toFixed(1)} s`,
       );
@@ -173,6 +181,7 @@ export const scaleBenchmark: Benchmark = {
             cachesSynced: m(cachesSyncedSeconds, "s"),
             allSynced: m(allSyncedSeconds, "s"),
             controllerRss: rssAfterSync,
+            controllerMemory,
           },
           idle: { seconds: IDLE_SECONDS, controller: idleController, server: idleServer },
           lists: { pods: podList, petSets: petSetList },

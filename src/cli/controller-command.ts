@@ -1,5 +1,6 @@
 /** `petset controller`: the controller against a cluster (kubeconfig or in-cluster). */
 import { hostname } from "node:os";
+import { collectDefaultMetrics } from "prom-client";
 import type { ControllerConfig } from "../config.js";
 import { PetSetController } from "../controller/controller.js";
 import { startProbeServer } from "../controller/http-server.js";
@@ -30,6 +31,9 @@ export async function runController(config: ControllerConfig): Promise<void> {
         }
       : undefined,
   });
+  // process_resident_memory_bytes, nodejs_heap_size_used_bytes, event loop lag, GC: what an
+  // operator sizes the controller's memory limit by (docs/operations.md).
+  collectDefaultMetrics({ register: controller.metrics.registry });
   const probes = await startProbeServer({
     addr: config.metricsAddr,
     registry: controller.metrics.registry,

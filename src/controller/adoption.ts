@@ -78,23 +78,38 @@ export function ownedObjectMeta(obj: KubernetesObject): OwnedObjectMeta {
   };
 }
 
-/** The cached pods or claims that can concern this PetSet: labelled for it, named like its pets, or controlled by it. */
-function candidates<T extends KubernetesObject>(objects: readonly T[], petSet: PetSet): T[] {
+/** What adoption reads of the pod and claim caches (indexed lookups; informers.ts). */
+export interface CandidateSource<T extends KubernetesObject> {
+  ofPetSet(namespace: string, petSet: string): readonly T[];
+  controlledBy(namespace: string, uid: string): readonly T[];
+  namedUnder(namespace: string, prefix: string): readonly T[];
+}
+
+/**
+ * The cached pods or claims that can concern this PetSet: labelled for it, named like its
+ * pets (`<name>-...`), or controlled by it. Each through an index, never a scan of the
+ * namespace (a scan per sync made a cold start over 2,000 PetSets quadratic); by name, so the
+ * decisions do not depend on the order the cache saw the objects in.
+ */
+function candidates<T extends KubernetesObject>(source: CandidateSource<T>, petSet: PetSet): T[] {
+  const namespace = petSet.metadata.namespace ?? "default";
   const name = petSet.metadata.name ?? "";
   const uid = petSet.metadata.uid;
-  return objects.filter(
-    (o) =>
-      o.metadata?.labels?.[Labels.petSet] === name ||
-      (o.metadata?.name ?? "").startsWith(`${name}-`) ||
-      (o.metadata?.ownerReferences ?? []).some((r) => r.controller && r.uid === uid),
-  );
+  const found = new Map<string, T>();
+  const add = (objs: readonly T[]) => {
+    for (const o of objs) found.set(o.metadata?.name ?? "", o);
+  };
+  add(source.ofPetSet(namespace, name));
+  add(source.namedUnder(namespace, name));
+  if (uid) add(source.controlledBy(namespace, uid));
+  return [...found.keys()].sort().map((n) => found.get(n) as T);
 }
 
 export async function reconcileOwnership(
   deps: AdoptionDeps,
   petSet: PetSet,
-  cachedPods: readonly V1Pod[],
-  cachedClaims: readonly V1PersistentVolumeClaim[],
+  cachedPods: CandidateSource<V1Pod>,
+  cachedClaims: CandidateSource<V1PersistentVolumeClaim>,
 ): Promise<OwnershipOutcome> {
   const namespace = petSet.metadata.namespace ?? "default";
   const pods = candidates(cachedPods, petSet);

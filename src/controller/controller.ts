@@ -8,6 +8,7 @@
  * Every write goes through clients fenced by the elector's LeaseGuard (lease-guard.ts).
  */
 import { hostname } from "node:os";
+import { setImmediate as yieldTurn } from "node:timers/promises";
 import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
 import { Labels } from "../api/names.js";
 import type { Clock } from "../util/clock.js";
@@ -237,6 +238,10 @@ export class PetSetController {
         end();
         this.queue.done(key);
       }
+      // A sync that writes nothing never leaves the microtask queue, and the next key is
+      // handed over at once: thousands of them in a row (a cold start) starved the watches,
+      // the Lease renewal and /healthz for seconds. One macrotask turn per sync lets I/O in.
+      await yieldTurn();
     }
   }
 

@@ -23,7 +23,8 @@ import {
 } from "@kubernetes/client-node";
 import { GROUP, Labels, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
 import type { Logger } from "../util/logger.js";
-import { LabelIndex } from "./label-index.js";
+import { byControllerUid, byLabel, byNamePrefix, CacheIndex } from "./cache-index.js";
+import { dropManagedFields, trimPetSetManagedFields } from "./cache-trim.js";
 import { makeApiClientWith } from "./lease-guard.js";
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
@@ -33,6 +34,10 @@ export interface ResourceCache<T extends KubernetesObject> extends ObjectCache<T
   onChange(cb: (obj: T, kind: "add" | "update" | "delete") => void): void;
   /** Objects of `namespace` labelled `petset.dev/petset=<petSet>` (indexed, not a scan). */
   ofPetSet(namespace: string, petSet: string): readonly T[];
+  /** Objects of `namespace` whose controller ownerReference has `uid` (indexed). */
+  controlledBy(namespace: string, uid: string): readonly T[];
+  /** Objects of `namespace` whose name starts with `<prefix>-` (indexed). */
+  namedUnder(namespace: string, prefix: string): readonly T[];
   /** Resolves once the first list has been loaded. */
   readonly synced: Promise<void>;
   stop(): Promise<void>;
@@ -67,6 +72,7 @@ function startCache<T extends KubernetesObject>(
   name: string,
   informer: Watched<T>,
   opts: CacheOptions,
+  trim: (obj: T) => void,
 ): ResourceCache<T> {
   let stopped = false;
   let restartTimer: NodeJS.Timeout | undefined;
@@ -109,17 +115,31 @@ function startCache<T extends KubernetesObject>(
     failedSinceStart = true;
     restartLater(err, "watch failed");
   });
-  const index = new LabelIndex<T>(Labels.petSet);
-  informer.on("add", (o) => index.put(o));
-  informer.on("update", (o) => index.put(o));
-  informer.on("delete", (o) => index.remove(o));
+  // First handler: the cache keeps what it trims (cache-trim.ts).
+  informer.on("add", trim);
+  informer.on("update", trim);
+  const byPetSet = new CacheIndex<T>(byLabel(Labels.petSet));
+  const byController = new CacheIndex<T>(byControllerUid);
+  const byPrefix = new CacheIndex<T>(byNamePrefix);
+  const indexes = [byPetSet, byController, byPrefix];
+  informer.on("add", (o) => {
+    for (const i of indexes) i.put(o);
+  });
+  informer.on("update", (o) => {
+    for (const i of indexes) i.put(o);
+  });
+  informer.on("delete", (o) => {
+    for (const i of indexes) i.remove(o);
+  });
   start();
   return {
     name,
     synced,
     get: (n, ns) => informer.get(n, ns),
     list: (ns) => informer.list(ns),
-    ofPetSet: (ns, petSet) => index.list(ns, petSet),
+    ofPetSet: (ns, petSet) => byPetSet.list(ns, petSet),
+    controlledBy: (ns, uid) => byController.list(ns, uid),
+    namedUnder: (ns, prefix) => byPrefix.list(ns, prefix),
     onChange(cb) {
       informer.on("add", (o) => cb(o, "add"));
       informer.on("update", (o) => cb(o, "update"));
@@ -196,9 +216,19 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
     selector,
   );
   return {
-    petSets: startCache("petsets", customInformer(opts, watchConfig, PETSET_PLURAL), opts),
-    versions: startCache("petsetversions", customInformer(opts, watchConfig, VERSION_PLURAL), opts),
-    pods: startCache("pods", pods, opts),
-    claims: startCache("persistentvolumeclaims", claims, opts),
+    petSets: startCache(
+      "petsets",
+      customInformer(opts, watchConfig, PETSET_PLURAL),
+      opts,
+      trimPetSetManagedFields,
+    ),
+    versions: startCache(
+      "petsetversions",
+      customInformer(opts, watchConfig, VERSION_PLURAL),
+      opts,
+      dropManagedFields,
+    ),
+    pods: startCache("pods", pods, opts, dropManagedFields),
+    claims: startCache("persistentvolumeclaims", claims, opts, dropManagedFields),
   };
 }

@@ -184,12 +184,7 @@ async function syncParsed(
   // Adoption and release (planner/ownership.ts): the planner sees only the pods it controls.
   let ownership: OwnershipOutcome;
   try {
-    ownership = await reconcileOwnership(
-      { ...ctx, expect },
-      petSet,
-      ctx.caches.pods.list(namespace),
-      ctx.caches.claims.list(namespace),
-    );
+    ownership = await reconcileOwnership({ ...ctx, expect }, petSet, ctx.caches.pods, ctx.caches.claims);
   } catch (err) {
     // Changed since the cache showed it (409, 422 for another uid): decide again on a fresher view.
     if (isConflict(err) || isInvalid(err)) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };

@@ -76,6 +76,14 @@ export class FakeCache<T extends KubernetesObject> implements ResourceCache<T> {
   ofPetSet(ns: string, petSet: string): readonly T[] {
     return this.list(ns).filter((o) => o.metadata?.labels?.["petset.dev/petset"] === petSet);
   }
+  controlledBy(ns: string, uid: string): readonly T[] {
+    return this.list(ns).filter((o) =>
+      (o.metadata?.ownerReferences ?? []).some((r) => r.controller && r.uid === uid),
+    );
+  }
+  namedUnder(ns: string, prefix: string): readonly T[] {
+    return this.list(ns).filter((o) => (o.metadata?.name ?? "").startsWith(`${prefix}-`));
+  }
   onChange(): void {}
   async stop(): Promise<void> {}
 }

@@ -1,0 +1,56 @@
+/**
+ * What the controller's caches keep of each object: client-go's informer TransformFunc. At
+ * 10,000 PetSets and 30,000 pods the caches are most of the controller's memory, and the
+ * largest part nothing reads is `metadata.managedFields`: one `fieldsV1` tree per field
+ * manager, an object per owned field (a heap snapshot of 2,000 x 3 counted 194,000 `"."`
+ * leaves alone; docs/benchmarks.md, section 4).
+ *
+ * Rules:
+ *  - Pods, claims and PetSetVersions: `metadata.managedFields` is dropped. The controller
+ *    never reads it, and never writes a whole object back (every write is a patch), so the
+ *    server's copy is untouched.
+ *  - PetSets: each entry keeps `manager`, `operation`, `subresource`, `time`, `apiVersion`
+ *    and `fieldsType`; its `fieldsV1` keeps only `f:spec` -> `f:template` and
+ *    `f:spec` -> `f:volumeClaimTemplates` (as empty objects), which is all `changedBy`
+ *    (src/versions/describe.ts) reads to name who changed the pod-shaping content.
+ *
+ * Trimming is in place: client-node's informer stores the very object it hands to its first
+ * handler, so the cache keeps the trimmed one (and the copy parsed from the wire is freed).
+ */
+/** Any API object, as the wire or client-node's models shape it. */
+interface ApiObject {
+  metadata?: object | undefined;
+}
+
+/** The `f:spec` children `changedBy` looks for. */
+const CONTENT_FIELDS = ["f:template", "f:volumeClaimTemplates"] as const;
+
+/** Drops `metadata.managedFields` (pods, claims, PetSetVersions). */
+export function dropManagedFields(obj: ApiObject): void {
+  const meta = asRecord(obj.metadata);
+  if (meta !== undefined && "managedFields" in meta) delete meta.managedFields;
+}
+
+/** Keeps of each PetSet managedFields entry what `changedBy` reads. */
+export function trimPetSetManagedFields(obj: ApiObject): void {
+  const entries = asRecord(obj.metadata)?.managedFields;
+  if (!Array.isArray(entries)) return;
+  for (const entry of entries) {
+    const e = asRecord(entry);
+    if (e !== undefined && "fieldsV1" in e) e.fieldsV1 = contentOwnership(e.fieldsV1);
+  }
+}
+
+function contentOwnership(fieldsV1: unknown): Record<string, unknown> {
+  const spec = asRecord(asRecord(fieldsV1)?.["f:spec"]);
+  if (spec === undefined) return {};
+  const kept: Record<string, unknown> = {};
+  for (const f of CONTENT_FIELDS) if (f in spec) kept[f] = {};
+  return Object.keys(kept).length > 0 ? { "f:spec": kept } : {};
+}
+
+function asRecord(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
