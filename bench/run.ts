@@ -5,7 +5,7 @@
  * bench/results/<name>-<backend>.json. See docs/benchmarks.md.
  */
 import { loadavg } from "node:os";
-import { resolve } from "node:path";
+import { isAbsolute, resolve } from "node:path";
 import { Command, Option } from "commander";
 import { apiServerBenchmark } from "./apiserver.js";
 import { rolloutBenchmark } from "./rollout.js";
@@ -89,7 +89,9 @@ async function main(): Promise<void> {
   const selected = BENCHMARKS.filter((b) => !flags.only || flags.only.includes(b.name));
   const backends: BackendName[] = flags.backend === "both" ? ["embedded", "real"] : [flags.backend];
   const outDir = resolve(REPO_ROOT, flags.out);
-  const command = `node dist/bench/run.js ${process.argv.slice(2).join(" ")}`.trim();
+  // Absolute paths (an --out or profile directory) are this machine's: recorded as DIR.
+  const args = process.argv.slice(2).map((a) => (isAbsolute(a) ? "DIR" : a));
+  const command = `node dist/bench/run.js ${args.join(" ")}`.trim();
   let failures = 0;
   for (const bench of selected) {
     for (const backendName of backends) {
