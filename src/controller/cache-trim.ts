@@ -6,6 +6,11 @@
  * leaves alone; docs/benchmarks.md, section 4).
  *
  * Rules:
+ *  - Pods keep their metadata, `spec.containers` and `spec.initContainers` as name and image,
+ *    and `status.phase`, `conditions`, `containerStatuses` and `initContainerStatuses`: what
+ *    the planner's pod view (planner/views.ts), adoption, the history GC and the hooks (exec
+ *    picks a container by name) read. A new read of any other pod field must be added here
+ *    (test/unit/controller/cache-trim.test.ts checks the view of a full pod is unchanged).
  *  - Pods, claims and PetSetVersions: `metadata.managedFields` is dropped. The controller
  *    never reads it, and never writes a whole object back (every write is a patch), so the
  *    server's copy is untouched.
@@ -25,7 +30,32 @@ interface ApiObject {
 /** The `f:spec` children `changedBy` looks for. */
 const CONTENT_FIELDS = ["f:template", "f:volumeClaimTemplates"] as const;
 
-/** Drops `metadata.managedFields` (pods, claims, PetSetVersions). */
+/** Keeps of a pod what the controller reads (rule above); managedFields go too. */
+export function trimPod(obj: ApiObject & { spec?: object | undefined; status?: object | undefined }): void {
+  dropManagedFields(obj);
+  const spec = asRecord(obj.spec);
+  if (spec !== undefined) {
+    const kept: Record<string, unknown> = {};
+    for (const field of ["containers", "initContainers"] as const)
+      if (Array.isArray(spec[field])) kept[field] = spec[field].map(nameAndImage);
+    obj.spec = kept;
+  }
+  const status = asRecord(obj.status);
+  if (status !== undefined) {
+    const kept: Record<string, unknown> = {};
+    for (const field of POD_STATUS_FIELDS) if (status[field] !== undefined) kept[field] = status[field];
+    obj.status = kept;
+  }
+}
+
+const POD_STATUS_FIELDS = ["phase", "conditions", "containerStatuses", "initContainerStatuses"] as const;
+
+function nameAndImage(container: unknown): { name?: unknown; image?: unknown } {
+  const c = asRecord(container) ?? {};
+  return { name: c.name, image: c.image };
+}
+
+/** Drops `metadata.managedFields` (claims, PetSetVersions). */
 export function dropManagedFields(obj: ApiObject): void {
   const meta = asRecord(obj.metadata);
   if (meta !== undefined && "managedFields" in meta) delete meta.managedFields;

@@ -24,8 +24,9 @@ import {
 import { GROUP, Labels, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
 import type { Logger } from "../util/logger.js";
 import { byControllerUid, byLabel, byNamePrefix, CacheIndex } from "./cache-index.js";
-import { dropManagedFields, trimPetSetManagedFields } from "./cache-trim.js";
+import { dropManagedFields, trimPetSetManagedFields, trimPod } from "./cache-trim.js";
 import { makeApiClientWith } from "./lease-guard.js";
+import { listInPages, type PageFetcher } from "./paged-list.js";
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
@@ -170,15 +171,13 @@ function customInformer(
 ): Watched<KubernetesObject> {
   const api = listApi(opts, CustomObjectsApi);
   const ns = opts.namespace;
-  const list = async (): Promise<KubernetesListObject<KubernetesObject>> =>
-    (ns
-      ? await api.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: ns, plural })
-      : await api.listClusterCustomObject({
-          group: GROUP,
-          version: VERSION,
-          plural,
-        })) as KubernetesListObject<KubernetesObject>;
-  return makeInformer(watchConfig, customPath(plural, ns), list);
+  const page: PageFetcher<KubernetesObject> = async (limit, token) => {
+    const query = { group: GROUP, version: VERSION, plural, limit, ...(token ? { _continue: token } : {}) };
+    return (await (ns
+      ? api.listNamespacedCustomObject({ ...query, namespace: ns })
+      : api.listClusterCustomObject(query))) as KubernetesListObject<KubernetesObject>;
+  };
+  return makeInformer(watchConfig, customPath(plural, ns), () => listInPages(page));
 }
 
 export interface ControllerCaches {
@@ -201,18 +200,22 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
     watchConfig,
     ns ? `/api/v1/namespaces/${ns}/pods` : "/api/v1/pods",
     () =>
-      ns
-        ? core.listNamespacedPod({ namespace: ns, labelSelector: selector })
-        : core.listPodForAllNamespaces({ labelSelector: selector }),
+      listInPages<V1Pod>((limit, token) => {
+        const query = { labelSelector: selector, limit, ...(token ? { _continue: token } : {}) };
+        return ns ? core.listNamespacedPod({ ...query, namespace: ns }) : core.listPodForAllNamespaces(query);
+      }),
     selector,
   );
   const claims = makeInformer<V1PersistentVolumeClaim>(
     watchConfig,
     ns ? `/api/v1/namespaces/${ns}/persistentvolumeclaims` : "/api/v1/persistentvolumeclaims",
     () =>
-      ns
-        ? core.listNamespacedPersistentVolumeClaim({ namespace: ns, labelSelector: selector })
-        : core.listPersistentVolumeClaimForAllNamespaces({ labelSelector: selector }),
+      listInPages<V1PersistentVolumeClaim>((limit, token) => {
+        const query = { labelSelector: selector, limit, ...(token ? { _continue: token } : {}) };
+        return ns
+          ? core.listNamespacedPersistentVolumeClaim({ ...query, namespace: ns })
+          : core.listPersistentVolumeClaimForAllNamespaces(query);
+      }),
     selector,
   );
   return {
@@ -228,7 +231,7 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
       opts,
       dropManagedFields,
     ),
-    pods: startCache("pods", pods, opts, dropManagedFields),
+    pods: startCache("pods", pods, opts, trimPod),
     claims: startCache("persistentvolumeclaims", claims, opts, dropManagedFields),
   };
 }

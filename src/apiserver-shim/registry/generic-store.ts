@@ -9,6 +9,7 @@ import {
   ApiError,
   alreadyExists,
   badRequest,
+  expired,
   fieldInvalid,
   forbidden,
   invalid,
@@ -62,6 +63,10 @@ export interface WriteOptions {
 
 export const NAMESPACES_GR = "/namespaces";
 
+/** kube's message when a continue token's revision was compacted (storage/errors.go). */
+const CONTINUE_EXPIRED =
+  "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+
 export class GenericStore {
   constructor(
     readonly objects: ObjectStore,
@@ -81,13 +86,18 @@ export class GenericStore {
 
   list(def: ResourceDefinition, ns: string | undefined, opts: ListOptions): ListResult {
     const match = this.matcher(def, opts);
-    const stored = this.objects.list(grKey(def), def.namespaced ? ns : undefined);
+    const scope = def.namespaced ? ns : undefined;
+    // Every page of a list shows the objects as of its first page (kube: one etcd revision).
+    const token = opts.continue ? decodeContinue(opts.continue) : undefined;
+    const stored = token
+      ? this.objects.listAt(grKey(def), scope, token.rv)
+      : this.objects.list(grKey(def), scope);
+    if (stored === undefined) throw expired(CONTINUE_EXPIRED);
     // Match on the stored objects when the view is the same shape; copy only what is returned.
     const all = def.convert ? stored.map((o) => present(def, o)).filter(match) : stored.filter(match);
-    const rv = String(this.objects.currentRv());
+    const rv = token ? String(token.rv) : String(this.objects.currentRv());
     let start = 0;
-    if (opts.continue) {
-      const token = decodeContinue(opts.continue);
+    if (token) {
       start = all.findIndex((o) => keyOf(o) > token.start);
       if (start < 0) start = all.length;
     }

@@ -87,6 +87,29 @@ export class ObjectStore {
     return out;
   }
 
+  /**
+   * Objects of one resource as they were at `rv` (sorted as `list`): the current ones with
+   * every later event of the resource undone, newest first. Undefined once the resource's
+   * window no longer reaches back to `rv` (kube: the continue token of a compacted revision).
+   * What makes the pages of one list a consistent snapshot, as etcd's revisions do for kube.
+   */
+  listAt(gr: string, namespace: string | undefined, rv: number): KubeObject[] | undefined {
+    if (rv >= this.rv) return this.list(gr, namespace);
+    const later = this.eventsSince(gr, rv);
+    if (later === undefined) return undefined;
+    if (later.length === 0) return this.list(gr, namespace);
+    const state = new Map<string, KubeObject>();
+    for (const o of this.list(gr, namespace)) state.set(objectKey(o.metadata.namespace, o.metadata.name!), o);
+    for (let i = later.length - 1; i >= 0; i--) {
+      const e = later[i]!;
+      if (namespace !== undefined && e.object.metadata.namespace !== namespace) continue;
+      const key = objectKey(e.object.metadata.namespace, e.object.metadata.name!);
+      if (e.type === "ADDED") state.delete(key);
+      else state.set(key, e.prev ?? e.object);
+    }
+    return [...state.keys()].sort().map((k) => state.get(k)!);
+  }
+
   /** All storage identities holding at least one object. */
   groupResources(): string[] {
     return [...this.data.entries()].filter(([, m]) => m.size > 0).map(([gr]) => gr);

@@ -286,6 +286,52 @@ describe("generic store", () => {
     expect(p3.continue).toBeUndefined();
   });
 
+  it("serves every page of a list as of its first page (one snapshot, as etcd's revision)", () => {
+    const c = testCore();
+    const cm = c.def("", "v1", "configmaps");
+    for (const n of ["a", "b", "c", "d", "e"])
+      c.store.create(cm, "default", { metadata: { name: n }, data: { k: "1" } }, c.ctx());
+    const p1 = c.store.list(cm, "default", { limit: 2 });
+    // Between the pages: a change, a delete, two creates (one sorting into the rest of the list).
+    const stored = c.store.get(cm, "default", "c");
+    c.store.update(cm, "default", "c", { ...stored, data: { k: "2" } }, c.ctx());
+    deleteObject(c.store, cm, "default", "d", {}, c.ctx());
+    c.store.create(cm, "default", { metadata: { name: "cc" } }, c.ctx());
+    c.store.create(cm, "default", { metadata: { name: "f" } }, c.ctx());
+    const p2 = c.store.list(cm, "default", { limit: 2, continue: p1.continue! });
+    expect(p2.items.map((i) => [i.metadata.name, i.data])).toEqual([
+      ["c", { k: "1" }],
+      ["d", { k: "1" }],
+    ]);
+    expect(p2.resourceVersion).toBe(p1.resourceVersion);
+    const p3 = c.store.list(cm, "default", { limit: 2, continue: p2.continue! });
+    expect(p3.items.map((i) => i.metadata.name)).toEqual(["e"]);
+    expect(p3.continue).toBeUndefined();
+    // A new list sees the changes.
+    expect(c.store.list(cm, "default", {}).items.map((i) => i.metadata.name)).toEqual([
+      "a",
+      "b",
+      "c",
+      "cc",
+      "e",
+      "f",
+    ]);
+  });
+
+  it("answers 410 Expired to a continue token older than the resource's event window", () => {
+    const c = testCore();
+    const cm = c.def("", "v1", "configmaps");
+    for (const n of ["a", "b"]) c.store.create(cm, "default", { metadata: { name: n } }, c.ctx());
+    const p1 = c.store.list(cm, "default", { limit: 1 });
+    c.store.create(cm, "default", { metadata: { name: "c" } }, c.ctx());
+    c.objects.beginWatchWindows(); // as after a restart: the change to "c" can no longer be undone
+    c.store.create(cm, "default", { metadata: { name: "d" } }, c.ctx());
+    const err = apiError(() => c.store.list(cm, "default", { limit: 1, continue: p1.continue! }));
+    expect(err.status.code).toBe(410);
+    expect(err.status.reason).toBe("Expired");
+    expect(err.status.message).toMatch(/^The provided continue parameter is too old/);
+  });
+
   it("honours dryRun", () => {
     const c = testCore();
     const cm = c.def("", "v1", "configmaps");

@@ -1,6 +1,9 @@
+import type { V1Pod } from "@kubernetes/client-node";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { dropManagedFields, trimPetSetManagedFields } from "../../../src/controller/cache-trim.js";
+import { ownedObjectMeta } from "../../../src/controller/adoption.js";
+import { dropManagedFields, trimPetSetManagedFields, trimPod } from "../../../src/controller/cache-trim.js";
+import { podViewFromV1Pod } from "../../../src/controller/planner/index.js";
 import { changedBy } from "../../../src/versions/describe.js";
 import { petSet } from "../versions/fixtures.js";
 
@@ -86,5 +89,125 @@ describe("trimPetSetManagedFields", () => {
       }),
       { seed: 13, numRuns: 500 },
     );
+  });
+});
+
+/** A pod as the API returns it after admission, the kubelet's status and two field managers. */
+function fullPod(): V1Pod {
+  const t = "2026-12-01T10:00:00Z";
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: "web-1",
+      namespace: "shop",
+      uid: "uid-web-1",
+      resourceVersion: "4242",
+      creationTimestamp: new Date(t),
+      deletionTimestamp: new Date("2026-12-01T11:00:00Z"),
+      deletionGracePeriodSeconds: 30,
+      labels: { app: "web", "petset.dev/petset": "web", "petset.dev/version": "3", "petset.dev/hash": "abc" },
+      annotations: { "petset.dev/target-version": "4", note: "x" },
+      ownerReferences: [
+        { apiVersion: "petset.dev/v1alpha1", kind: "PetSet", name: "web", uid: "uid-ps", controller: true },
+      ],
+      managedFields: [{ manager: "petset-controller", operation: "Update", fieldsV1: { "f:spec": {} } }],
+    },
+    spec: {
+      nodeName: "node-1",
+      hostname: "web-1",
+      subdomain: "web",
+      initContainers: [{ name: "init", image: "busybox:1.36", command: ["true"] }],
+      containers: [
+        {
+          name: "app",
+          image: "nginx:1.27",
+          ports: [{ containerPort: 80 }],
+          env: [{ name: "POD", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } }],
+          resources: { requests: { cpu: "10m" } },
+          volumeMounts: [{ name: "data", mountPath: "/data" }],
+        },
+        { name: "sidecar", image: "envoy:1.30" },
+      ],
+      volumes: [{ name: "data", persistentVolumeClaim: { claimName: "data-web-1" } }],
+      tolerations: [{ key: "node.kubernetes.io/not-ready", operator: "Exists", effect: "NoExecute" }],
+    },
+    status: {
+      phase: "Running",
+      hostIP: "10.0.0.1",
+      podIP: "10.1.0.7",
+      podIPs: [{ ip: "10.1.0.7" }],
+      startTime: new Date(t),
+      qosClass: "Burstable",
+      conditions: [
+        { type: "Initialized", status: "True", lastTransitionTime: new Date(t) },
+        { type: "Ready", status: "True", lastTransitionTime: new Date("2026-12-01T10:00:05Z") },
+      ],
+      initContainerStatuses: [
+        {
+          name: "init",
+          image: "busybox:1.36",
+          imageID: "",
+          ready: true,
+          restartCount: 0,
+          state: { terminated: { exitCode: 0, reason: "Completed" } },
+        },
+      ],
+      containerStatuses: [
+        {
+          name: "app",
+          image: "nginx:1.27",
+          imageID: "",
+          ready: true,
+          restartCount: 2,
+          state: { running: { startedAt: new Date(t) } },
+        },
+        {
+          name: "sidecar",
+          image: "envoy:1.30",
+          imageID: "",
+          ready: false,
+          restartCount: 5,
+          state: { waiting: { reason: "CrashLoopBackOff" } },
+        },
+      ],
+    },
+  };
+}
+
+describe("trimPod", () => {
+  it("keeps everything the planner, adoption and the hooks read of a pod", () => {
+    const trimmed = fullPod();
+    trimPod(trimmed);
+    expect(podViewFromV1Pod(trimmed)).toEqual(podViewFromV1Pod(fullPod()));
+    expect(ownedObjectMeta(trimmed)).toEqual(ownedObjectMeta(fullPod()));
+    // The exec hook picks a container by name.
+    expect(trimmed.spec?.containers.map((c) => c.name)).toEqual(["app", "sidecar"]);
+    expect(trimmed.metadata?.annotations).toEqual(fullPod().metadata?.annotations);
+  });
+
+  it("drops what nothing reads", () => {
+    const trimmed = fullPod();
+    trimPod(trimmed);
+    expect(trimmed.metadata?.managedFields).toBeUndefined();
+    expect(trimmed.spec).toEqual({
+      initContainers: [{ name: "init", image: "busybox:1.36" }],
+      containers: [
+        { name: "app", image: "nginx:1.27" },
+        { name: "sidecar", image: "envoy:1.30" },
+      ],
+    });
+    expect(Object.keys(trimmed.status ?? {}).sort()).toEqual([
+      "conditions",
+      "containerStatuses",
+      "initContainerStatuses",
+      "phase",
+    ]);
+  });
+
+  it("leaves a pod without spec or status as it is", () => {
+    const bare: V1Pod = { metadata: { name: "web-0" } };
+    trimPod(bare);
+    expect(bare).toEqual({ metadata: { name: "web-0" } });
   });
 });
