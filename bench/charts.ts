@@ -3,7 +3,10 @@
  * Growth curves for docs/benchmarks.md, drawn from the JSON records with ECharts'
  * server-side SVG renderer (no browser, no DOM): `node dist/bench/charts.js [results dir]
  * [out dir]` writes docs/img/versions-*.svg from bench/results/versions-*.json (the
- * per-round figures of the versions benchmark: cost as stored history grows).
+ * per-round figures of the versions benchmark: cost as stored history grows) and
+ * docs/img/scale-*.svg from bench/results/scale-*.json (cold start, RSS and populate rate
+ * against the number of PetSets, one line per backend and commit: records of different
+ * builds are not one curve).
  */
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -33,8 +36,55 @@ function versionSeries(): Series[] {
   return out;
 }
 
-/** One line chart: x = round (history so far), one line per record and metric. */
-function lineChart(title: string, yName: string, lines: Array<{ name: string; data: number[][] }>): string {
+interface ScalePoint {
+  readonly line: string;
+  readonly petSets: number;
+  readonly coldStartSeconds: number;
+  readonly rssMiB: number;
+  readonly podsPerSecond: number;
+}
+
+type Measure = { value?: number } | undefined;
+
+function scalePoints(): ScalePoint[] {
+  const out: ScalePoint[] = [];
+  for (const file of readdirSync(resultsDir).filter((f) => /^scale-.*\.json$/.test(f))) {
+    const record = readRecord(join(resultsDir, file));
+    if (record.commit === undefined) continue;
+    const p = record.parameters as { petSets?: number; petsPerPetSet?: number };
+    const r = record.results as {
+      coldStart?: { allSynced?: Measure; controllerRss?: Measure };
+      populate?: { seconds?: Measure };
+    };
+    const populate = r.populate?.seconds?.value;
+    out.push({
+      line: `${record.backend} @ ${record.commit}`,
+      petSets: p.petSets ?? 0,
+      coldStartSeconds: r.coldStart?.allSynced?.value ?? 0,
+      rssMiB: r.coldStart?.controllerRss?.value ?? 0,
+      podsPerSecond: populate ? ((p.petSets ?? 0) * (p.petsPerPetSet ?? 0)) / populate : 0,
+    });
+  }
+  return out.sort((a, b) => a.petSets - b.petSets);
+}
+
+function scaleLines(points: readonly ScalePoint[], key: "coldStartSeconds" | "rssMiB" | "podsPerSecond") {
+  const lines = [...new Set(points.map((p) => p.line))];
+  return lines.map((line) => ({
+    name: line,
+    data: points.filter((p) => p.line === line).map((p) => [p.petSets, Number(p[key].toFixed(2))]),
+  }));
+}
+
+const ROUND_AXIS = "round (template changes per PetSet so far)";
+
+/** One line chart: x = `xName` (a round, or PetSets), one line per record and metric. */
+function lineChart(
+  title: string,
+  yName: string,
+  lines: Array<{ name: string; data: number[][] }>,
+  xName = ROUND_AXIS,
+): string {
   const chart = echarts.init(null, null, { renderer: "svg", ssr: true, width: 720, height: 360 });
   chart.setOption({
     animation: false,
@@ -43,7 +93,7 @@ function lineChart(title: string, yName: string, lines: Array<{ name: string; da
     grid: { left: 64, right: 24, top: 48, bottom: 64 },
     xAxis: {
       type: "value",
-      name: "round (template changes per PetSet so far)",
+      name: xName,
       nameLocation: "middle",
       nameGap: 28,
       minInterval: 1,
@@ -57,27 +107,50 @@ function lineChart(title: string, yName: string, lines: Array<{ name: string; da
 }
 
 const series = versionSeries();
-if (series.length === 0) {
-  process.stdout.write(`no versions records with per-round figures in ${resultsDir}\n`);
-  process.exit(0);
-}
+const points = scalePoints();
 mkdirSync(outDir, { recursive: true });
 const perRound = (s: Series, key: string) => s.rounds.map((r) => [r.round ?? 0, r[key] ?? 0]);
-const charts: Record<string, string> = {
-  "versions-cpu-per-version.svg": lineChart(
+const charts: Record<string, string> = {};
+if (series.length > 0) {
+  charts["versions-cpu-per-version.svg"] = lineChart(
     "CPU per version as history grows",
     "CPU ms per version",
     series.flatMap((s) => [
       { name: `controller (${s.name})`, data: perRound(s, "controllerCpuMsPerVersion") },
       { name: `API server (${s.name})`, data: perRound(s, "serverCpuMsPerVersion") },
     ]),
-  ),
-  "versions-throughput.svg": lineChart(
+  );
+  charts["versions-throughput.svg"] = lineChart(
     "Versions per second per round (wall clock; shared machine)",
     "versions/s",
     series.map((s) => ({ name: s.name, data: perRound(s, "versionsPerSecond") })),
-  ),
-};
+  );
+}
+if (points.length > 0) {
+  const petSetsAxis = "PetSets (3 pets each)";
+  charts["scale-cold-start.svg"] = lineChart(
+    "Cold start: controller start to every PetSet synced once",
+    "seconds",
+    scaleLines(points, "coldStartSeconds"),
+    petSetsAxis,
+  );
+  charts["scale-rss.svg"] = lineChart(
+    "Controller RSS after the cold start",
+    "MiB",
+    scaleLines(points, "rssMiB"),
+    petSetsAxis,
+  );
+  charts["scale-populate.svg"] = lineChart(
+    "Populate: pods created and Ready per second (controller + API server + kubelet)",
+    "pods/s",
+    scaleLines(points, "podsPerSecond"),
+    petSetsAxis,
+  );
+}
+if (Object.keys(charts).length === 0) {
+  process.stdout.write(`no versions or scale records with the figures to draw in ${resultsDir}\n`);
+  process.exit(0);
+}
 for (const [file, svg] of Object.entries(charts)) {
   writeFileSync(join(outDir, file), svg);
   process.stdout.write(`wrote ${join(outDir, file)}\n`);

@@ -4,6 +4,7 @@
  * plane of test/cluster and writes one JSON record per benchmark and backend to
  * bench/results/<name>-<backend>.json. See docs/benchmarks.md.
  */
+import { execFileSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { Command, Option } from "commander";
@@ -31,6 +32,7 @@ interface Flags {
   statefulset: boolean;
   controllerCpuProf?: string;
   controllerHeapSnapshots?: string;
+  controllerMaxOldSpace?: string;
   serverCpuProf?: string;
   petsets?: number;
   changes?: number;
@@ -65,6 +67,10 @@ const program = new Command()
     "--controller-heap-snapshots <dir>",
     "controller writes a heap snapshot into <dir> on SIGUSR2 (kill -USR2 <pid>)",
   )
+  .option(
+    "--controller-max-old-space <MiB>",
+    "run the controller with node --max-old-space-size (deploy/controller.yaml sets 384 for its 512Mi limit)",
+  )
   .option("--server-cpu-prof <dir>", "embedded: run petset dev under node --cpu-prof, profiles into <dir>")
   .option("--petsets <n>", "versions, scale: PetSets (overrides --scale)", count)
   .option("--changes <n>", "versions: template changes per PetSet (overrides --scale)", count)
@@ -72,6 +78,16 @@ const program = new Command()
   .option("--pets <n>", "rollout: pets; scale: pets per PetSet (overrides --scale)", count)
   .option("--runs <n>", "rollout --statefulset: rounds per maxUnavailable (default 3)", count)
   .option("--compare-pets <n>", "rollout --statefulset: pets in the comparison (default --pets)", count);
+
+/** The commit the code ran from, so records of different builds are never read as one curve. */
+function gitCommit(): string | undefined {
+  try {
+    const run = (args: string[]) => execFileSync("git", args, { cwd: REPO_ROOT, encoding: "utf8" }).trim();
+    return `${run(["rev-parse", "--short", "HEAD"])}${run(["status", "--porcelain", "--", "src", "bench"]) ? "-dirty" : ""}`;
+  } catch {
+    return undefined;
+  }
+}
 
 const cpuProfArgs = (dir: string) => ["--cpu-prof", `--cpu-prof-dir=${resolve(dir)}`];
 const heapSnapshotArgs = (dir: string) => [
@@ -108,6 +124,7 @@ async function main(): Promise<void> {
         const controllerNodeArgs = [
           ...(flags.controllerCpuProf ? cpuProfArgs(flags.controllerCpuProf) : []),
           ...(flags.controllerHeapSnapshots ? heapSnapshotArgs(flags.controllerHeapSnapshots) : []),
+          ...(flags.controllerMaxOldSpace ? [`--max-old-space-size=${flags.controllerMaxOldSpace}`] : []),
         ];
         const out = await bench.run({
           backend,
@@ -129,6 +146,7 @@ async function main(): Promise<void> {
           backend: backendName,
           scale: flags.scale,
           command,
+          commit: gitCommit(),
           startedAt,
           durationSeconds: Number(((performance.now() - t0) / 1000).toFixed(1)),
           machine: { start, loadavgEnd: loadavg().map((l) => Number(l.toFixed(2))) },

@@ -31,6 +31,8 @@ export interface BenchRecord {
   backend: string;
   scale: string;
   command: string;
+  /** The commit the benchmark ran from (`git rev-parse --short HEAD`; "-dirty" with local changes). */
+  commit?: string;
   startedAt: string;
   durationSeconds: number;
   machine: { start: MachineInfo; loadavgEnd: number[] };
