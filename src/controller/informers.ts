@@ -26,7 +26,7 @@ import type { Logger } from "../util/logger.js";
 import { byControllerUid, byLabel, byNamePrefix, CacheIndex } from "./cache-index.js";
 import { dropManagedFields, trimPetSetManagedFields, trimPod } from "./cache-trim.js";
 import { makeApiClientWith } from "./lease-guard.js";
-import { listInPages, type PageFetcher } from "./paged-list.js";
+import { LIST_PAGE_SIZE, listInPages, type PageFetcher } from "./paged-list.js";
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
@@ -171,13 +171,14 @@ function customInformer(
 ): Watched<KubernetesObject> {
   const api = listApi(opts, CustomObjectsApi);
   const ns = opts.namespace;
+  const trim = plural === PETSET_PLURAL ? trimPetSetManagedFields : dropManagedFields;
   const page: PageFetcher<KubernetesObject> = async (limit, token) => {
     const query = { group: GROUP, version: VERSION, plural, limit, ...(token ? { _continue: token } : {}) };
     return (await (ns
       ? api.listNamespacedCustomObject({ ...query, namespace: ns })
       : api.listClusterCustomObject(query))) as KubernetesListObject<KubernetesObject>;
   };
-  return makeInformer(watchConfig, customPath(plural, ns), () => listInPages(page));
+  return makeInformer(watchConfig, customPath(plural, ns), () => listInPages(page, LIST_PAGE_SIZE, trim));
 }
 
 export interface ControllerCaches {
@@ -200,22 +201,32 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
     watchConfig,
     ns ? `/api/v1/namespaces/${ns}/pods` : "/api/v1/pods",
     () =>
-      listInPages<V1Pod>((limit, token) => {
-        const query = { labelSelector: selector, limit, ...(token ? { _continue: token } : {}) };
-        return ns ? core.listNamespacedPod({ ...query, namespace: ns }) : core.listPodForAllNamespaces(query);
-      }),
+      listInPages<V1Pod>(
+        (limit, token) => {
+          const query = { labelSelector: selector, limit, ...(token ? { _continue: token } : {}) };
+          return ns
+            ? core.listNamespacedPod({ ...query, namespace: ns })
+            : core.listPodForAllNamespaces(query);
+        },
+        LIST_PAGE_SIZE,
+        trimPod,
+      ),
     selector,
   );
   const claims = makeInformer<V1PersistentVolumeClaim>(
     watchConfig,
     ns ? `/api/v1/namespaces/${ns}/persistentvolumeclaims` : "/api/v1/persistentvolumeclaims",
     () =>
-      listInPages<V1PersistentVolumeClaim>((limit, token) => {
-        const query = { labelSelector: selector, limit, ...(token ? { _continue: token } : {}) };
-        return ns
-          ? core.listNamespacedPersistentVolumeClaim({ ...query, namespace: ns })
-          : core.listPersistentVolumeClaimForAllNamespaces(query);
-      }),
+      listInPages<V1PersistentVolumeClaim>(
+        (limit, token) => {
+          const query = { labelSelector: selector, limit, ...(token ? { _continue: token } : {}) };
+          return ns
+            ? core.listNamespacedPersistentVolumeClaim({ ...query, namespace: ns })
+            : core.listPersistentVolumeClaimForAllNamespaces(query);
+        },
+        LIST_PAGE_SIZE,
+        dropManagedFields,
+      ),
     selector,
   );
   return {

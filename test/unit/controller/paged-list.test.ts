@@ -53,6 +53,17 @@ describe("listInPages", () => {
     expect(empty).toEqual({ apiVersion: "v1", kind: "List", metadata: { resourceVersion: "7" }, items: [] });
   });
 
+  it("hands every item to `each` as its page arrives, before the next page is asked for", async () => {
+    const server = pages(["a", "b", "c"], "_continue");
+    const seen: string[] = [];
+    const fetch = async (limit: number, token: string | undefined) => {
+      seen.push(`page after ${token ?? "start"}`);
+      return server.fetch(limit, token);
+    };
+    await listInPages(fetch, 2, (o) => seen.push(o.metadata?.name ?? ""));
+    expect(seen).toEqual(["page after start", "a", "b", "page after 2", "c"]);
+  });
+
   it("fails when a page fails (the cache restarts the whole list)", async () => {
     const server = pages(["a", "b", "c"], "_continue");
     const failing = async (limit: number, token: string | undefined) => {
