@@ -83,7 +83,10 @@ const program = new Command()
 function gitCommit(): string | undefined {
   try {
     const run = (args: string[]) => execFileSync("git", args, { cwd: REPO_ROOT, encoding: "utf8" }).trim();
-    return `${run(["rev-parse", "--short", "HEAD"])}${run(["status", "--porcelain", "--", "src", "bench"]) ? "-dirty" : ""}`;
+    // The last commit that changed the code measured (not results or docs), "-dirty" with local changes.
+    const code = ["--", "src", "bench", ":!bench/results"];
+    const commit = run(["log", "-1", "--format=%h", ...code]);
+    return `${commit}${run(["status", "--porcelain", ...code]) ? "-dirty" : ""}`;
   } catch {
     return undefined;
   }

@@ -31,7 +31,7 @@ export interface BenchRecord {
   backend: string;
   scale: string;
   command: string;
-  /** The commit the benchmark ran from (`git rev-parse --short HEAD`; "-dirty" with local changes). */
+  /** The last commit that changed the code measured (src/, bench/ but its results); "-dirty" with local changes. */
   commit?: string;
   startedAt: string;
   durationSeconds: number;
