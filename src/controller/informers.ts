@@ -26,7 +26,7 @@ import type { Logger } from "../util/logger.js";
 import { byControllerUid, byLabel, byNamePrefix, CacheIndex } from "./cache-index.js";
 import { dropManagedFields, trimPetSetManagedFields, trimPod } from "./cache-trim.js";
 import { makeApiClientWith } from "./lease-guard.js";
-import { LIST_PAGE_SIZE, listInPages, type PageFetcher } from "./paged-list.js";
+import { LIST_PAGE_SIZE, listInPages, type PageFetcher, pageQuery } from "./paged-list.js";
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
@@ -173,7 +173,7 @@ function customInformer(
   const ns = opts.namespace;
   const trim = plural === PETSET_PLURAL ? trimPetSetManagedFields : dropManagedFields;
   const page: PageFetcher<KubernetesObject> = async (limit, token) => {
-    const query = { group: GROUP, version: VERSION, plural, limit, ...(token ? { _continue: token } : {}) };
+    const query = { group: GROUP, version: VERSION, plural, ...pageQuery(limit, token) };
     return (await (ns
       ? api.listNamespacedCustomObject({ ...query, namespace: ns })
       : api.listClusterCustomObject(query))) as KubernetesListObject<KubernetesObject>;
@@ -197,17 +197,20 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
   );
   const ns = opts.namespace;
   const selector = Labels.petSet;
+  const scoped = (resource: string) => (ns ? `/api/v1/namespaces/${ns}/${resource}` : `/api/v1/${resource}`);
+  const labelled = (limit: number, token: string | undefined) => ({
+    labelSelector: selector,
+    ...pageQuery(limit, token),
+  });
   const pods = makeInformer<V1Pod>(
     watchConfig,
-    ns ? `/api/v1/namespaces/${ns}/pods` : "/api/v1/pods",
+    scoped("pods"),
     () =>
       listInPages<V1Pod>(
-        (limit, token) => {
-          const query = { labelSelector: selector, limit, ...(token ? { _continue: token } : {}) };
-          return ns
-            ? core.listNamespacedPod({ ...query, namespace: ns })
-            : core.listPodForAllNamespaces(query);
-        },
+        (limit, token) =>
+          ns
+            ? core.listNamespacedPod({ ...labelled(limit, token), namespace: ns })
+            : core.listPodForAllNamespaces(labelled(limit, token)),
         LIST_PAGE_SIZE,
         trimPod,
       ),
@@ -215,15 +218,13 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
   );
   const claims = makeInformer<V1PersistentVolumeClaim>(
     watchConfig,
-    ns ? `/api/v1/namespaces/${ns}/persistentvolumeclaims` : "/api/v1/persistentvolumeclaims",
+    scoped("persistentvolumeclaims"),
     () =>
       listInPages<V1PersistentVolumeClaim>(
-        (limit, token) => {
-          const query = { labelSelector: selector, limit, ...(token ? { _continue: token } : {}) };
-          return ns
-            ? core.listNamespacedPersistentVolumeClaim({ ...query, namespace: ns })
-            : core.listPersistentVolumeClaimForAllNamespaces(query);
-        },
+        (limit, token) =>
+          ns
+            ? core.listNamespacedPersistentVolumeClaim({ ...labelled(limit, token), namespace: ns })
+            : core.listPersistentVolumeClaimForAllNamespaces(labelled(limit, token)),
         LIST_PAGE_SIZE,
         dropManagedFields,
       ),

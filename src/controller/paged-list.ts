@@ -20,6 +20,11 @@ export type PageFetcher<T extends KubernetesObject> = (
   continueToken: string | undefined,
 ) => Promise<KubernetesListObject<T>>;
 
+/** The paging part of a list request: `limit`, and the continue token after the first page. */
+export function pageQuery(limit: number, token: string | undefined): { limit: number; _continue?: string } {
+  return token === undefined ? { limit } : { limit, _continue: token };
+}
+
 /** The continue token of a page: `_continue` on client-node's typed lists, `continue` on raw JSON. */
 function continueOf(list: KubernetesListObject<KubernetesObject>): string | undefined {
   const meta = (list.metadata ?? {}) as { _continue?: string; continue?: string };
