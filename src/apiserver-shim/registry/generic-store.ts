@@ -90,26 +90,32 @@ export class GenericStore {
     // Every page of a list shows the objects as of its first page (kube: one etcd revision).
     const token = opts.continue ? decodeContinue(opts.continue) : undefined;
     const stored = token
-      ? this.objects.listAt(grKey(def), scope, token.rv)
-      : this.objects.list(grKey(def), scope);
+      ? this.objects.scanAt(grKey(def), scope, token.rv, token.start)
+      : this.objects.scan(grKey(def), scope);
     if (stored === undefined) throw expired(CONTINUE_EXPIRED);
-    // Match on the stored objects when the view is the same shape; copy only what is returned.
-    const all = def.convert ? stored.map((o) => present(def, o)).filter(match) : stored.filter(match);
     const rv = token ? String(token.rv) : String(this.objects.currentRv());
-    let start = 0;
-    if (token) {
-      start = all.findIndex((o) => keyOf(o) > token.start);
-      if (start < 0) start = all.length;
+    const limit = opts.limit && opts.limit > 0 ? opts.limit : Number.POSITIVE_INFINITY;
+    // kube counts the items after a page only when nothing filters them (etcd3 store GetList).
+    const counted = !opts.labelSelector && !opts.fieldSelector;
+    const page: KubeObject[] = [];
+    let remaining = 0;
+    for (const o of stored) {
+      if (page.length >= limit) {
+        remaining++;
+        if (!counted) break;
+        continue;
+      }
+      // Match on the stored objects when the view is the same shape; copy only what is returned.
+      const view = def.convert ? present(def, o) : o;
+      if (match(view)) page.push(view);
     }
-    const limit = opts.limit && opts.limit > 0 ? opts.limit : undefined;
-    const page = limit ? all.slice(start, start + limit) : all.slice(start);
     const result: ListResult = {
       items: def.convert ? page : page.map((o) => readOnlyView(def, o)),
       resourceVersion: rv,
     };
-    if (limit && start + limit < all.length) {
+    if (remaining > 0) {
       result.continue = encodeContinue(rv, keyOf(page[page.length - 1]!));
-      result.remainingItemCount = all.length - start - limit;
+      if (counted) result.remainingItemCount = remaining;
     }
     return result;
   }

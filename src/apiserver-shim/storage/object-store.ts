@@ -10,6 +10,7 @@
  */
 import type { KubeObject } from "../types.js";
 import { EventLog, type StoreEvent, type StoreEventType } from "./event-log.js";
+import { SortedKeys } from "./sorted-keys.js";
 import { type RecoveryWarning, WriteAheadLog } from "./wal.js";
 
 export interface ObjectStoreOptions {
@@ -32,6 +33,8 @@ export function objectKey(namespace: string | undefined, name: string): string {
 
 export class ObjectStore {
   private readonly data = new Map<string, Map<string, KubeObject>>();
+  /** Per resource: its keys in list order. */
+  private readonly order = new Map<string, SortedKeys>();
   private readonly byUid = new Map<string, { gr: string; key: string }>();
   private readonly listeners = new Set<StoreListener>();
   private rv = 0;
@@ -76,15 +79,21 @@ export class ObjectStore {
 
   /** Objects of one resource, optionally one namespace, sorted by namespace/name. */
   list(gr: string, namespace?: string): KubeObject[] {
+    return [...this.scan(gr, namespace)];
+  }
+
+  /**
+   * Objects of one resource (optionally one namespace) in list order, strictly after the key
+   * `after` when given, read lazily: a page stops reading where it is full.
+   */
+  *scan(gr: string, namespace?: string, after?: string): Generator<KubeObject> {
     const m = this.data.get(gr);
-    if (!m) return [];
-    const keys = [...m.keys()].sort();
-    const out: KubeObject[] = [];
-    for (const k of keys) {
-      if (namespace !== undefined && !k.startsWith(`${namespace}/`)) continue;
-      out.push(m.get(k)!);
+    const order = this.order.get(gr);
+    if (!m || !order) return;
+    for (const k of order.range(namespace === undefined ? "" : `${namespace}/`, after)) {
+      const o = m.get(k);
+      if (o) yield o;
     }
-    return out;
   }
 
   /**
@@ -94,20 +103,63 @@ export class ObjectStore {
    * What makes the pages of one list a consistent snapshot, as etcd's revisions do for kube.
    */
   listAt(gr: string, namespace: string | undefined, rv: number): KubeObject[] | undefined {
-    if (rv >= this.rv) return this.list(gr, namespace);
+    const rows = this.scanAt(gr, namespace, rv);
+    return rows === undefined ? undefined : [...rows];
+  }
+
+  /** `listAt` read lazily from after the key `after` (a continue page); undefined as listAt. */
+  scanAt(
+    gr: string,
+    namespace: string | undefined,
+    rv: number,
+    after?: string,
+  ): Iterable<KubeObject> | undefined {
+    if (rv >= this.rv) return this.scan(gr, namespace, after);
     const later = this.eventsSince(gr, rv);
     if (later === undefined) return undefined;
-    if (later.length === 0) return this.list(gr, namespace);
-    const state = new Map<string, KubeObject>();
-    for (const o of this.list(gr, namespace)) state.set(objectKey(o.metadata.namespace, o.metadata.name!), o);
+    if (later.length === 0) return this.scan(gr, namespace, after);
+    // What each key changed since rv held at rv (null: it did not exist yet).
+    const undo = new Map<string, KubeObject | null>();
     for (let i = later.length - 1; i >= 0; i--) {
       const e = later[i]!;
       if (namespace !== undefined && e.object.metadata.namespace !== namespace) continue;
       const key = objectKey(e.object.metadata.namespace, e.object.metadata.name!);
-      if (e.type === "ADDED") state.delete(key);
-      else state.set(key, e.prev ?? e.object);
+      undo.set(key, e.type === "ADDED" ? null : (e.prev ?? e.object));
     }
-    return [...state.keys()].sort().map((k) => state.get(k)!);
+    const current = this.data.get(gr);
+    // Keys deleted since rv: not in the current order, merged back in.
+    const gone = [...undo.keys()]
+      .filter((k) => undo.get(k) !== null && !current?.has(k) && (after === undefined || k > after))
+      .sort();
+    return this.mergeUndone(gr, namespace, after, undo, gone);
+  }
+
+  private *mergeUndone(
+    gr: string,
+    namespace: string | undefined,
+    after: string | undefined,
+    undo: ReadonlyMap<string, KubeObject | null>,
+    gone: readonly string[],
+  ): Generator<KubeObject> {
+    const m = this.data.get(gr);
+    const prefix = namespace === undefined ? "" : `${namespace}/`;
+    let g = 0;
+    const emit = (k: string): KubeObject | undefined => {
+      const o = undo.has(k) ? undo.get(k) : m?.get(k);
+      return o ?? undefined;
+    };
+    for (const k of this.order.get(gr)?.range(prefix, after) ?? []) {
+      while (g < gone.length && gone[g]! < k) {
+        const o = emit(gone[g++]!);
+        if (o) yield o;
+      }
+      const o = emit(k);
+      if (o) yield o;
+    }
+    while (g < gone.length) {
+      const o = emit(gone[g++]!);
+      if (o) yield o;
+    }
   }
 
   /** All storage identities holding at least one object. */
@@ -152,6 +204,7 @@ export class ObjectStore {
     this.wal?.append({ rv, op: "del", gr, key });
     this.rv = rv;
     this.data.get(gr)!.delete(key);
+    this.order.get(gr)?.delete(key);
     if (prev.metadata.uid) this.byUid.delete(prev.metadata.uid);
     const last = finalState ?? prev;
     const gone: KubeObject = { ...last, metadata: { ...last.metadata, resourceVersion: String(rv) } };
@@ -185,6 +238,14 @@ export class ObjectStore {
     if (!m) {
       m = new Map();
       this.data.set(gr, m);
+    }
+    if (!m.has(key)) {
+      let order = this.order.get(gr);
+      if (!order) {
+        order = new SortedKeys();
+        this.order.set(gr, order);
+      }
+      order.add(key);
     }
     m.set(key, obj);
     if (obj.metadata.uid) this.byUid.set(obj.metadata.uid, { gr, key });

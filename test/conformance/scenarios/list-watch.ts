@@ -107,6 +107,28 @@ export const listWatchScenarios: Scenario[] = [
     ],
   },
   {
+    // A page that fills up with a selector: kube gives a continue token when any object
+    // follows, matching or not, and no remainingItemCount (etcd3 store GetList).
+    id: "list/limit-selector",
+    steps: [
+      ...[
+        ["a", "x"],
+        ["b", "x"],
+        ["c", "y"],
+      ].map(([n, tier]) =>
+        post(`create-${n}`, core("configmaps"), configMap(n!, { a: "1" }, { labels: { tier: tier! } })),
+      ),
+      get("page-1", core("configmaps"), 200, {
+        query: { limit: "2", labelSelector: "tier=x" },
+        save: { next: "metadata.continue" },
+      }),
+      get("page-2", core("configmaps"), 200, {
+        query: { limit: "2", labelSelector: "tier=x", continue: "{{next}}" },
+      }),
+      get("unfiltered", core("configmaps"), 200, { query: { limit: "2" } }),
+    ],
+  },
+  {
     id: "list/all-namespaces",
     steps: [
       post(
