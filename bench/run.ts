@@ -9,6 +9,7 @@ import { loadavg } from "node:os";
 import { isAbsolute, resolve } from "node:path";
 import { Command, Option } from "commander";
 import { apiServerBenchmark } from "./apiserver.js";
+import { gcServerBenchmark } from "./gc-server.js";
 import { rolloutBenchmark } from "./rollout.js";
 import { scaleBenchmark } from "./scale.js";
 import { type BackendName, startBackend } from "./support/backends.js";
@@ -22,6 +23,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   versionsBenchmark,
   rolloutBenchmark,
   scaleBenchmark,
+  gcServerBenchmark,
 ];
 
 interface Flags {
@@ -74,7 +76,7 @@ const program = new Command()
   .option("--server-cpu-prof <dir>", "embedded: run petset dev under node --cpu-prof, profiles into <dir>")
   .option("--petsets <n>", "versions, scale: PetSets (overrides --scale)", count)
   .option("--changes <n>", "versions: template changes per PetSet (overrides --scale)", count)
-  .option("--gc-versions <n>", "versions: excess versions the GC collects (overrides --scale)", count)
+  .option("--gc-versions <n>", "versions, gc-server: excess versions the GC collects (overrides --scale)", count)
   .option("--pets <n>", "rollout: pets; scale: pets per PetSet (overrides --scale)", count)
   .option("--runs <n>", "rollout --statefulset: rounds per maxUnavailable (default 3)", count)
   .option("--compare-pets <n>", "rollout --statefulset: pets in the comparison (default --pets)", count);
