@@ -13,6 +13,8 @@
 #   PETSET_CLUSTER_TIMEOUT      seconds to wait for each component (default 120)
 #   PETSET_ETCD_FSYNC           1: let etcd fsync (default: --unsafe-no-fsync, test data)
 #   PETSET_CLUSTER_SKIP_CRDS    1: do not install crds/*.yaml (default: install when present)
+#   PETSET_APISERVER_PROFILING  1: kube-apiserver serves /debug/pprof (to the admin token), for
+#                               `go tool pprof` of the server under a benchmark (default 0)
 #   PETSET_CLUSTER_PROFILE      test (default) | statefulset-bench: kube-controller-manager runs
 #                               only what a StatefulSet needs (statefulset, namespace,
 #                               serviceaccount, nodelifecycle), so its CPU is the StatefulSet
@@ -55,7 +57,7 @@ esac
 # What the running processes were started with: a change (controllers, settings,
 # versions, kwok stages, this script) makes up.sh restart the cluster, keeping its data.
 fingerprint="$( {
-  echo "${kcm_controllers} nodes=${node_count} fsync=${PETSET_ETCD_FSYNC:-0} ${feature_gates[*]}"
+  echo "${kcm_controllers} nodes=${node_count} fsync=${PETSET_ETCD_FSYNC:-0} pprof=${PETSET_APISERVER_PROFILING:-0} ${feature_gates[*]}"
   cat "${cluster_script_dir}/versions.env" "${cluster_script_dir}"/kwok-stages/*.yaml "${BASH_SOURCE[0]}"
 } | sha256sum | cut -d' ' -f1)"
 
@@ -480,7 +482,7 @@ start kube-apiserver \
   --allow-privileged=true \
   --kubelet-certificate-authority="${pki_dir}/ca.crt" \
   --kubelet-preferred-address-types=InternalIP \
-  --profiling=false \
+  --profiling="$([[ "${PETSET_APISERVER_PROFILING:-0}" == "1" ]] && echo true || echo false)" \
   ${feature_gates[@]+"${feature_gates[@]}"} \
   --v=1
 wait_for kube-apiserver "kube-apiserver /readyz" apiserver_ready
