@@ -10,6 +10,8 @@
 #   PETSET_CLUSTER_DIR          state dir (default ~/.cache/petset/cluster)
 #   PETSET_CACHE                binary cache root (default ~/.cache/petset)
 #   PETSET_CLUSTER_NODES        number of fake nodes (default 3)
+#   PETSET_CLUSTER_NODE_PODS    pods each fake node takes (default 110, kubelet's default; the
+#                               10,000-PetSet scale benchmark needs 30,000 pods)
 #   PETSET_CLUSTER_TIMEOUT      seconds to wait for each component (default 120)
 #   PETSET_ETCD_FSYNC           1: let etcd fsync (default: --unsafe-no-fsync, test data)
 #   PETSET_CLUSTER_SKIP_CRDS    1: do not install crds/*.yaml (default: install when present)
@@ -35,6 +37,7 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 
 timeout_s="${PETSET_CLUSTER_TIMEOUT:-120}"
 node_count="${PETSET_CLUSTER_NODES:-3}"
+node_pods="${PETSET_CLUSTER_NODE_PODS:-110}"
 kubectl_bin="${KUBECTL:-kubectl}"
 
 # The built-in statefulset controller runs too: it never touches PetSets or their pods, and
@@ -57,7 +60,7 @@ esac
 # What the running processes were started with: a change (controllers, settings,
 # versions, kwok stages, this script) makes up.sh restart the cluster, keeping its data.
 fingerprint="$( {
-  echo "${kcm_controllers} nodes=${node_count} fsync=${PETSET_ETCD_FSYNC:-0} pprof=${PETSET_APISERVER_PROFILING:-0} ${feature_gates[*]}"
+  echo "${kcm_controllers} nodes=${node_count} pods=${node_pods} fsync=${PETSET_ETCD_FSYNC:-0} pprof=${PETSET_APISERVER_PROFILING:-0} ${feature_gates[*]}"
   cat "${cluster_script_dir}/versions.env" "${cluster_script_dir}"/kwok-stages/*.yaml "${BASH_SOURCE[0]}"
 } | sha256sum | cut -d' ' -f1)"
 
@@ -604,11 +607,11 @@ status:
   allocatable:
     cpu: \"32\"
     memory: 128Gi
-    pods: \"110\"
+    pods: \"${node_pods}\"
   capacity:
     cpu: \"32\"
     memory: 128Gi
-    pods: \"110\"
+    pods: \"${node_pods}\"
   nodeInfo:
     kubeletVersion: ${K8S_VERSION}
     operatingSystem: linux
@@ -623,7 +626,7 @@ wait_for kwok "${node_count} Ready, untainted fake nodes" nodes_ready
 # earlier start of this cluster still show the old ones, so they are set here for all.
 for (( i = 0; i < node_count; i++ )); do
   kubectl_admin patch node "kwok-node-${i}" --subresource=status --type=merge -p \
-    "{\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"127.0.0.1\"},{\"type\":\"Hostname\",\"address\":\"kwok-node-${i}\"}],\"daemonEndpoints\":{\"kubeletEndpoint\":{\"Port\":${KWOK_PORT}}}}}" >/dev/null
+    "{\"status\":{\"addresses\":[{\"type\":\"InternalIP\",\"address\":\"127.0.0.1\"},{\"type\":\"Hostname\",\"address\":\"kwok-node-${i}\"}],\"daemonEndpoints\":{\"kubeletEndpoint\":{\"Port\":${KWOK_PORT}}},\"capacity\":{\"pods\":\"${node_pods}\"},\"allocatable\":{\"pods\":\"${node_pods}\"}}}" >/dev/null
 done
 wait_for kube-controller-manager "the default service account" default_sa_exists
 
