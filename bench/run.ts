@@ -76,7 +76,11 @@ const program = new Command()
   .option("--server-cpu-prof <dir>", "embedded: run petset dev under node --cpu-prof, profiles into <dir>")
   .option("--petsets <n>", "versions, scale: PetSets (overrides --scale)", count)
   .option("--changes <n>", "versions: template changes per PetSet (overrides --scale)", count)
-  .option("--gc-versions <n>", "versions, gc-server: excess versions the GC collects (overrides --scale)", count)
+  .option(
+    "--gc-versions <n>",
+    "versions, gc-server: excess versions the GC collects (overrides --scale)",
+    count,
+  )
   .option("--pets <n>", "rollout: pets; scale: pets per PetSet (overrides --scale)", count)
   .option("--runs <n>", "rollout --statefulset: rounds per maxUnavailable (default 3)", count)
   .option("--compare-pets <n>", "rollout --statefulset: pets in the comparison (default --pets)", count);

@@ -15,6 +15,7 @@
  */
 import { join } from "node:path";
 import type { BenchContext, Benchmark, BenchOutput } from "./support/bench.js";
+import { changesAmong } from "./support/changes-among.js";
 import { imagePatch, MERGE_PATCH, petSetManifest, petSetsPath } from "./support/petsets.js";
 import { ProcSampler, rssMiB } from "./support/proc.js";
 import { type ControllerProcess, startController } from "./support/processes.js";
@@ -25,6 +26,9 @@ const SIZES = { small: { petSets: 1_000, pets: 3 }, full: { petSets: 10_000, pet
 const ROLLOUT_PETS = 10;
 const CONCURRENCY = 8;
 const IDLE_SECONDS = 20;
+/** Changes among the idle PetSets, last (their rollouts keep the cluster busy): one at a time, then a burst. */
+const SINGLE_CHANGES = 30;
+const BURST_CHANGES = 300;
 
 interface Listed {
   items: { status?: { readyReplicas?: number; currentVersion?: number } }[];
@@ -180,12 +184,22 @@ export const scaleBenchmark: Benchmark = {
       const ratio = amongSeconds / baselineSeconds;
       ctx.log(`rollout ${amongSeconds.toFixed(1)} s, ${ratio.toFixed(2)}x the empty namespace's`);
 
+      ctx.log(`${SINGLE_CHANGES} changes one at a time among them, then a burst of ${BURST_CHANGES}`);
+      const changes = await changesAmong(ctx, ns, {
+        names: Array.from({ length: petSets }, (_, i) => `s-${i}`),
+        single: SINGLE_CHANGES,
+        burst: BURST_CHANGES,
+        imagePrefix: "nginx:1.27-among",
+      });
+
       const headline = {
         coldStartCachesSynced: m(cachesSyncedSeconds, "s"),
         coldStartAllSynced: m(allSyncedSeconds, "s"),
         controllerRss: rssAfterSync,
         idleCpu: idleController.cpuAverage,
         rolloutAmongOverEmpty: m(ratio, "x"),
+        singleChangeP50: changes.single.latency.p50,
+        burstVersionsPerSecond: changes.burst.versionsPerSecond,
       };
       return {
         parameters: { namespace: ns, petSets, petsPerPetSet: pets, rolloutPets: ROLLOUT_PETS },
@@ -206,12 +220,14 @@ export const scaleBenchmark: Benchmark = {
             amongPetSets: m(amongSeconds, "s"),
             ratio: m(ratio, "x"),
           },
+          changes,
         },
         notes: [
           "Populate: PetSets created 8 at a time with podManagementPolicy Parallel; done when every one reports its pets ready at version 1.",
           "Cold start: seconds from starting the controller process until /readyz (caches synced), and until petset_syncs_total >= N with an empty queue (one /metrics scrape a second; before 2026-12-02 two every 200 ms, which cost the controller a large share of its CPU at 10,000 PetSets).",
           `Idle CPU: the controller's average over ${IDLE_SECONDS} s, 5 s after every PetSet was synced.`,
           "Rollout: a 10-pet PetSet from nginx:1.26 to 1.27; the baseline ran first in an empty namespace with its own controller.",
+          `Changes among them (last): ${SINGLE_CHANGES} image changes one at a time, each timed from its PATCH until its PetSetVersion is seen on a watch; then ${BURST_CHANGES} with 8 in flight, versions/s until the last is seen. Each change also rolls that PetSet's pets.`,
         ],
       };
     } finally {

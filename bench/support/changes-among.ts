@@ -1,0 +1,80 @@
+/**
+ * Template changes among many idle PetSets (the scale benchmark's growth curves): write →
+ * version visible, one change at a time, and versions per second for a burst of changes
+ * with 8 writes in flight. What a user changing PetSets in a big namespace sees, at each
+ * PetSet count.
+ */
+import type { BenchContext } from "./bench.js";
+import { imagePatch, MERGE_PATCH, petSetsPath, VersionWatch } from "./petsets.js";
+import { latencySummary, m, runPool } from "./stats.js";
+
+type Written = { metadata: { generation?: number } };
+
+const IN_FLIGHT = 8;
+const TIMEOUT_MS = 120_000;
+
+export interface ChangesAmongOptions {
+  /** Names of the idle PetSets to change (spread over them). */
+  names: readonly string[];
+  single: number;
+  burst: number;
+  /** The image the changes set, with a counter appended. */
+  imagePrefix: string;
+}
+
+export async function changesAmong(ctx: BenchContext, ns: string, o: ChangesAmongOptions) {
+  const { http } = ctx.backend;
+  const watch = new VersionWatch(http, ns);
+  await watch.start();
+  let n = 0;
+  const change = async (name: string) => {
+    const image = `${o.imagePrefix}-${n++}`;
+    const at = performance.now();
+    const written = await http.jsonRetry<Written>(
+      "PATCH",
+      `${petSetsPath(ns)}/${name}`,
+      imagePatch(name, image),
+      MERGE_PATCH,
+    );
+    return { at, key: `${name}@${written.metadata.generation}` };
+  };
+  // Spread over the PetSets with a stride co-prime to most counts.
+  const pick = (i: number) => o.names[(i * 7919) % o.names.length]!;
+  try {
+    const latencies: number[] = [];
+    let missing = 0;
+    for (let i = 0; i < o.single; i++) {
+      const { at, key } = await change(pick(i));
+      if (await watch.until(() => watch.byGeneration.has(key), TIMEOUT_MS))
+        latencies.push((watch.byGeneration.get(key) ?? at) - at);
+      else missing++;
+    }
+    const keys: string[] = [];
+    const t0 = performance.now();
+    await runPool(o.burst, IN_FLIGHT, async (i) => {
+      keys.push((await change(pick(o.single + i))).key);
+    });
+    const all = await watch.until(() => keys.every((k) => watch.byGeneration.has(k)), TIMEOUT_MS);
+    const last = Math.max(...keys.map((k) => watch.byGeneration.get(k) ?? performance.now()));
+    const seconds = (last - t0) / 1000;
+    ctx.log(
+      `changes among them: one at a time p50 ${latencySummary(latencies).p50?.value} ms; burst of ${o.burst}: ${(o.burst / seconds).toFixed(0)} versions/s`,
+    );
+    return {
+      single: {
+        changes: m(o.single, "changes"),
+        versionsNotSeen: m(missing, "versions"),
+        latency: latencySummary(latencies),
+      },
+      burst: {
+        changes: m(o.burst, "changes"),
+        inFlight: IN_FLIGHT,
+        allSeen: all,
+        seconds: m(seconds, "s"),
+        versionsPerSecond: m(o.burst / seconds, "versions/s"),
+      },
+    };
+  } finally {
+    watch.stop();
+  }
+}
