@@ -42,6 +42,10 @@ interface ScalePoint {
   readonly coldStartSeconds: number;
   readonly rssMiB: number;
   readonly podsPerSecond: number;
+  /** Changes among the idle PetSets (records since 2026-12-02); undefined before. */
+  readonly singleChangeP50Ms?: number;
+  readonly singleChangeP99Ms?: number;
+  readonly burstVersionsPerSecond?: number;
 }
 
 type Measure = { value?: number } | undefined;
@@ -55,6 +59,10 @@ function scalePoints(): ScalePoint[] {
     const r = record.results as {
       coldStart?: { allSynced?: Measure; controllerRss?: Measure };
       populate?: { seconds?: Measure };
+      changes?: {
+        single?: { latency?: { p50?: Measure; p99?: Measure } };
+        burst?: { versionsPerSecond?: Measure };
+      };
     };
     const populate = r.populate?.seconds?.value;
     out.push({
@@ -63,16 +71,24 @@ function scalePoints(): ScalePoint[] {
       coldStartSeconds: r.coldStart?.allSynced?.value ?? 0,
       rssMiB: r.coldStart?.controllerRss?.value ?? 0,
       podsPerSecond: populate ? ((p.petSets ?? 0) * (p.petsPerPetSet ?? 0)) / populate : 0,
+      singleChangeP50Ms: r.changes?.single?.latency?.p50?.value,
+      singleChangeP99Ms: r.changes?.single?.latency?.p99?.value,
+      burstVersionsPerSecond: r.changes?.burst?.versionsPerSecond?.value,
     });
   }
   return out.sort((a, b) => a.petSets - b.petSets);
 }
 
-function scaleLines(points: readonly ScalePoint[], key: "coldStartSeconds" | "rssMiB" | "podsPerSecond") {
-  const lines = [...new Set(points.map((p) => p.line))];
+type ScaleKey = Exclude<keyof ScalePoint, "line" | "petSets">;
+
+/** One line per backend and build; points without the figure (older records) are left out. */
+function scaleLines(points: readonly ScalePoint[], key: ScaleKey, suffix = "") {
+  const lines = [...new Set(points.filter((p) => p[key] !== undefined).map((p) => p.line))];
   return lines.map((line) => ({
-    name: line,
-    data: points.filter((p) => p.line === line).map((p) => [p.petSets, Number(p[key].toFixed(2))]),
+    name: `${line}${suffix}`,
+    data: points
+      .filter((p) => p.line === line && p[key] !== undefined)
+      .map((p) => [p.petSets, Number((p[key] ?? 0).toFixed(2))]),
   }));
 }
 
@@ -146,6 +162,23 @@ if (points.length > 0) {
     scaleLines(points, "podsPerSecond"),
     petSetsAxis,
   );
+  if (points.some((p) => p.singleChangeP50Ms !== undefined)) {
+    charts["scale-change-latency.svg"] = lineChart(
+      "One change among the idle PetSets: write to version visible",
+      "ms",
+      [
+        ...scaleLines(points, "singleChangeP50Ms", ", p50"),
+        ...scaleLines(points, "singleChangeP99Ms", ", p99"),
+      ],
+      petSetsAxis,
+    );
+    charts["scale-burst-versions.svg"] = lineChart(
+      "A burst of 300 changes among them (8 in flight): versions per second",
+      "versions/s",
+      scaleLines(points, "burstVersionsPerSecond"),
+      petSetsAxis,
+    );
+  }
 }
 if (Object.keys(charts).length === 0) {
   process.stdout.write(`no versions or scale records with the figures to draw in ${resultsDir}\n`);
