@@ -12,6 +12,8 @@
 #   PETSET_CLUSTER_NODES        number of fake nodes (default 3)
 #   PETSET_CLUSTER_NODE_PODS    pods each fake node takes (default 110, kubelet's default; the
 #                               10,000-PetSet scale benchmark needs 30,000 pods)
+#   PETSET_SCHEDULER_QPS        kube-scheduler's client QPS (default 50, its own; burst twice
+#                               that): at 50 binds/s, 30,000 pods take ten minutes to schedule
 #   PETSET_CLUSTER_TIMEOUT      seconds to wait for each component (default 120)
 #   PETSET_ETCD_FSYNC           1: let etcd fsync (default: --unsafe-no-fsync, test data)
 #   PETSET_CLUSTER_SKIP_CRDS    1: do not install crds/*.yaml (default: install when present)
@@ -38,6 +40,7 @@ source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/lib.sh"
 timeout_s="${PETSET_CLUSTER_TIMEOUT:-120}"
 node_count="${PETSET_CLUSTER_NODES:-3}"
 node_pods="${PETSET_CLUSTER_NODE_PODS:-110}"
+scheduler_qps="${PETSET_SCHEDULER_QPS:-50}"
 kubectl_bin="${KUBECTL:-kubectl}"
 
 # The built-in statefulset controller runs too: it never touches PetSets or their pods, and
@@ -60,7 +63,7 @@ esac
 # What the running processes were started with: a change (controllers, settings,
 # versions, kwok stages, this script) makes up.sh restart the cluster, keeping its data.
 fingerprint="$( {
-  echo "${kcm_controllers} nodes=${node_count} pods=${node_pods} fsync=${PETSET_ETCD_FSYNC:-0} pprof=${PETSET_APISERVER_PROFILING:-0} ${feature_gates[*]}"
+  echo "${kcm_controllers} nodes=${node_count} pods=${node_pods} schedqps=${scheduler_qps} fsync=${PETSET_ETCD_FSYNC:-0} pprof=${PETSET_APISERVER_PROFILING:-0} ${feature_gates[*]}"
   cat "${cluster_script_dir}/versions.env" "${cluster_script_dir}"/kwok-stages/*.yaml "${BASH_SOURCE[0]}"
 } | sha256sum | cut -d' ' -f1)"
 
@@ -526,6 +529,8 @@ start kube-scheduler \
   --secure-port="${SCHEDULER_PORT}" \
   --cert-dir="${pki_dir}/generated" \
   --leader-elect=false \
+  --kube-api-qps="${scheduler_qps}" \
+  --kube-api-burst="$(( scheduler_qps * 2 ))" \
   --profiling=false \
   --v=1
 scheduler_healthy() { [[ "$(curl -fsSk --max-time 2 "https://127.0.0.1:${SCHEDULER_PORT}/healthz")" == "ok" ]]; }
