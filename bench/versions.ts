@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import type { BenchContext, Benchmark, BenchOutput } from "./support/bench.js";
+import { changesOneAtATime } from "./support/changes-among.js";
 import {
   imagePatch,
   MERGE_PATCH,
@@ -172,30 +173,19 @@ function cpuSeconds(
  * One change at a time among the idle PetSets: write, wait until its version is seen,
  * then the next. What a user changing one PetSet in a quiet cluster sees.
  */
-async function singleChangePhase(ctx: BenchContext, ns: string, watch: VersionWatch, count: number) {
-  const { http } = ctx.backend;
+function singleChangePhase(ctx: BenchContext, ns: string, watch: VersionWatch, count: number) {
   const petSets = sizes(ctx).petSets;
-  const latencies: number[] = [];
-  let missing = 0;
-  for (let i = 0; i < count; i++) {
-    const name = `ps-${(i * 7919) % petSets}`;
-    const at = performance.now();
-    const written = await http.jsonRetry<Written>(
-      "PATCH",
-      `${petSetsPath(ns)}/${name}`,
-      imagePatch(name, `registry.example/app:single-${i}`),
-      MERGE_PATCH,
-    );
-    const key = `${name}@${written.metadata.generation}`;
-    if (await watch.until(() => watch.byGeneration.has(key), 30_000))
-      latencies.push((watch.byGeneration.get(key) ?? at) - at);
-    else missing++;
-  }
-  return {
-    changes: m(count, "changes"),
-    versionsNotSeen: m(missing, "versions"),
-    latency: latencySummary(latencies),
-  };
+  return changesOneAtATime(
+    ctx.backend.http,
+    ns,
+    watch,
+    count,
+    (i) => ({
+      name: `ps-${(i * 7919) % petSets}`,
+      image: `registry.example/app:single-${i}`,
+    }),
+    30_000,
+  );
 }
 
 /** PetSetVersion objects copied from v1 of `name`, numbered 2..excess+1, owned by the PetSet. */

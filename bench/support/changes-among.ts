@@ -5,6 +5,7 @@
  * PetSet count.
  */
 import type { BenchContext } from "./bench.js";
+import type { KubeHttp } from "./kube-http.js";
 import { imagePatch, MERGE_PATCH, petSetsPath, VersionWatch } from "./petsets.js";
 import { latencySummary, m, runPool } from "./stats.js";
 
@@ -22,50 +23,68 @@ export interface ChangesAmongOptions {
   imagePrefix: string;
 }
 
+/**
+ * One change at a time: write (an image patch), wait until its version is seen on `watch`,
+ * then the next. `change(i)` names the PetSet and the image of the i-th change.
+ */
+export async function changesOneAtATime(
+  http: KubeHttp,
+  ns: string,
+  watch: VersionWatch,
+  count: number,
+  change: (i: number) => { name: string; image: string },
+  timeoutMs = TIMEOUT_MS,
+) {
+  const latencies: number[] = [];
+  let missing = 0;
+  for (let i = 0; i < count; i++) {
+    const { at, key } = await write(http, ns, change(i));
+    if (await watch.until(() => watch.byGeneration.has(key), timeoutMs))
+      latencies.push((watch.byGeneration.get(key) ?? at) - at);
+    else missing++;
+  }
+  return {
+    changes: m(count, "changes"),
+    versionsNotSeen: m(missing, "versions"),
+    latency: latencySummary(latencies),
+  };
+}
+
+async function write(http: KubeHttp, ns: string, c: { name: string; image: string }) {
+  const at = performance.now();
+  const written = await http.jsonRetry<Written>(
+    "PATCH",
+    `${petSetsPath(ns)}/${c.name}`,
+    imagePatch(c.name, c.image),
+    MERGE_PATCH,
+  );
+  return { at, key: `${c.name}@${written.metadata.generation}` };
+}
+
 export async function changesAmong(ctx: BenchContext, ns: string, o: ChangesAmongOptions) {
   const { http } = ctx.backend;
   const watch = new VersionWatch(http, ns);
   await watch.start();
-  let n = 0;
-  const change = async (name: string) => {
-    const image = `${o.imagePrefix}-${n++}`;
-    const at = performance.now();
-    const written = await http.jsonRetry<Written>(
-      "PATCH",
-      `${petSetsPath(ns)}/${name}`,
-      imagePatch(name, image),
-      MERGE_PATCH,
-    );
-    return { at, key: `${name}@${written.metadata.generation}` };
-  };
   // Spread over the PetSets with a stride co-prime to most counts.
-  const pick = (i: number) => o.names[(i * 7919) % o.names.length]!;
+  const change = (i: number) => ({
+    name: o.names[(i * 7919) % o.names.length]!,
+    image: `${o.imagePrefix}-${i}`,
+  });
   try {
-    const latencies: number[] = [];
-    let missing = 0;
-    for (let i = 0; i < o.single; i++) {
-      const { at, key } = await change(pick(i));
-      if (await watch.until(() => watch.byGeneration.has(key), TIMEOUT_MS))
-        latencies.push((watch.byGeneration.get(key) ?? at) - at);
-      else missing++;
-    }
+    const single = await changesOneAtATime(http, ns, watch, o.single, change);
     const keys: string[] = [];
     const t0 = performance.now();
     await runPool(o.burst, IN_FLIGHT, async (i) => {
-      keys.push((await change(pick(o.single + i))).key);
+      keys.push((await write(http, ns, change(o.single + i))).key);
     });
     const all = await watch.until(() => keys.every((k) => watch.byGeneration.has(k)), TIMEOUT_MS);
     const last = Math.max(...keys.map((k) => watch.byGeneration.get(k) ?? performance.now()));
     const seconds = (last - t0) / 1000;
     ctx.log(
-      `changes among them: one at a time p50 ${latencySummary(latencies).p50?.value} ms; burst of ${o.burst}: ${(o.burst / seconds).toFixed(0)} versions/s`,
+      `changes among them: one at a time p50 ${single.latency.p50?.value} ms; burst of ${o.burst}: ${(o.burst / seconds).toFixed(0)} versions/s`,
     );
     return {
-      single: {
-        changes: m(o.single, "changes"),
-        versionsNotSeen: m(missing, "versions"),
-        latency: latencySummary(latencies),
-      },
+      single,
       burst: {
         changes: m(o.burst, "changes"),
         inFlight: IN_FLIGHT,

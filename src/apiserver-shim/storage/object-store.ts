@@ -86,28 +86,17 @@ export class ObjectStore {
    * Objects of one resource (optionally one namespace) in list order, strictly after the key
    * `after` when given, read lazily: a page stops reading where it is full.
    */
-  *scan(gr: string, namespace?: string, after?: string): Generator<KubeObject> {
-    const m = this.data.get(gr);
-    const order = this.order.get(gr);
-    if (!m || !order) return;
-    for (const k of order.range(namespace === undefined ? "" : `${namespace}/`, after)) {
-      const o = m.get(k);
-      if (o) yield o;
-    }
+  scan(gr: string, namespace?: string, after?: string): Iterable<KubeObject> {
+    return this.mergeUndone(gr, namespace, after, new Map(), []);
   }
 
   /**
-   * Objects of one resource as they were at `rv` (sorted as `list`): the current ones with
+   * Objects of one resource as they were at `rv` (sorted as `list`), strictly after the key
+   * `after` when given (a continue page): the current ones with
    * every later event of the resource undone, newest first. Undefined once the resource's
    * window no longer reaches back to `rv` (kube: the continue token of a compacted revision).
    * What makes the pages of one list a consistent snapshot, as etcd's revisions do for kube.
    */
-  listAt(gr: string, namespace: string | undefined, rv: number): KubeObject[] | undefined {
-    const rows = this.scanAt(gr, namespace, rv);
-    return rows === undefined ? undefined : [...rows];
-  }
-
-  /** `listAt` read lazily from after the key `after` (a continue page); undefined as listAt. */
   scanAt(
     gr: string,
     namespace: string | undefined,
