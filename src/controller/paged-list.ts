@@ -6,7 +6,7 @@
  * one page is in flight at a time.
  *
  * Every page is served from the first page's snapshot (kube: the etcd revision in the
- * continue token; the embedded server: ObjectStore.listAt), so the joined list is one
+ * continue token; the embedded server: ObjectStore.scanAt), so the joined list is one
  * consistent list at the first page's resourceVersion, which is where the watch resumes. A
  * token too old (410 Expired) fails the list; the cache restarts it from the beginning.
  */
