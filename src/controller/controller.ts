@@ -184,7 +184,10 @@ export class PetSetController {
     this.closeConnections = () => kubeConfig.closeConnections();
     const client = createPetSetClient(kubeConfig, writes);
     const events = createEventRecorder({ kubeConfig, clock: this.opts.clock, logger: this.opts.logger });
+    // Leading with synced caches from now: earlier time is not judged (planner/takeover.ts).
+    const drivingSince = this.opts.clock.now();
     const hooks = new HookRunner({
+      drivingSince,
       kubeConfig,
       caches,
       clock: this.opts.clock,
@@ -211,6 +214,7 @@ export class PetSetController {
       statusWrites: new StatusWriteLimiter(
         this.opts.statusProgressIntervalMs ?? DEFAULT_STATUS_PROGRESS_INTERVAL_MS,
       ),
+      drivingSince,
     };
   }
 

@@ -75,6 +75,8 @@ export interface SyncContext {
   hooks?: HookRunner;
   /** Coalesces progress-only status writes (status-coalescing.ts); none: every change at once. */
   statusWrites?: StatusWriteLimiter;
+  /** When this controller began driving (planner/takeover.ts); none: all time counts. */
+  drivingSince?: number;
 }
 
 export interface SyncResult {
@@ -206,6 +208,7 @@ async function syncParsed(
     claims,
     now,
     blockedOrdinals: ownership.blockedOrdinals,
+    ...(ctx.drivingSince !== undefined ? { drivingSince: ctx.drivingSince } : {}),
   });
   await updatePetSetGauges(
     ctx.metrics,

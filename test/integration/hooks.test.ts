@@ -17,6 +17,7 @@ import { startController } from "../support/controller.js";
 import {
   condition,
   createPetSet,
+  eventsFor,
   expectNoViolations,
   getPetSet,
   listClaims,
@@ -323,6 +324,74 @@ describe("lifecycle hooks", () => {
         await waitRolledOut(env, "resume", 2);
         const done = (await records("resume")).find((r) => r.id === waiting.id);
         expect(done).toMatchObject({ phase: "Succeeded", attempts: 1 });
+      } finally {
+        await second.kill();
+      }
+    },
+    TEST_MS,
+  );
+
+  it(
+    "no controller past the deadline and the hook's timeout (chaos seed 3007): the next leader grants both in full",
+    async () => {
+      await env.controller?.kill();
+      const first = await startController(env.cluster, env.namespace);
+      await createPetSet(
+        env,
+        petSetManifest("outage", {
+          replicas: 2,
+          spec: {
+            autoRollback: true,
+            progressDeadlineSeconds: 10,
+            lifecycle: { preUpdate: { external: {}, timeoutSeconds: 10 } },
+          },
+        }),
+      );
+      await waitRolledOut(env, "outage", 1);
+      await setImage(env, "outage", "nginx:1.27");
+      const waiting = await eventually(
+        "a pending handshake",
+        async () => (await records("outage")).find((r) => r.phase === "Running"),
+        WAIT_MS,
+      );
+      await first.kill();
+      // Nobody drives the set until both the version's deadline and the hook's timeout passed.
+      const passed = Date.parse(waiting.startedAt) + 11_000;
+      await eventually(
+        "10 s without a controller",
+        async () => (Date.now() > passed ? true : undefined),
+        20_000,
+      );
+      const second = await startController(env.cluster, env.namespace);
+      try {
+        await eventually(
+          "the hook answered within its timeout, counted from the takeover",
+          async () =>
+            (await runPlugin(["hook", "ack", "outage", waiting.id], true)).code === 0 ? true : undefined,
+          WAIT_MS,
+          500,
+        );
+        await eventually(
+          "both pets moved",
+          async () => {
+            await runPlugin(["hook", "ack", "outage"], true);
+            return (await records("outage")).filter((r) => r.phase === "Succeeded").length === 2
+              ? true
+              : undefined;
+          },
+          WAIT_MS,
+          500,
+        );
+        await waitRolledOut(env, "outage", 2);
+        expect((await listVersions(env, "outage")).map((v) => v.spec.version)).toEqual([1, 2]);
+        expect((await records("outage")).find((r) => r.id === waiting.id)).toMatchObject({
+          phase: "Succeeded",
+          attempts: 1,
+          failures: 0,
+        });
+        const reasons = (await eventsFor(env, "outage")).map((e) => e.reason);
+        expect(reasons).not.toContain("ProgressDeadlineExceeded");
+        expect(reasons).not.toContain("RolledBack");
       } finally {
         await second.kill();
       }

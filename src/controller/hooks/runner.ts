@@ -10,7 +10,8 @@
  * Running records and starts them again, same id and attempt: the Job handler finds its Job by
  * name, the handshake finds its ack, a webhook gets the same uid; an exec runs again (hooks
  * are at-least-once; PETSET_HOOK_ID lets them be idempotent). The planner alone times runs
- * out (the record's startedAt + timeoutSeconds); the runner's own deadline only stops work.
+ * out (the record's startedAt + timeoutSeconds, or from when this controller began driving if
+ * later: planner/takeover.ts); the runner's own deadline, the same, only stops work.
  * All writes go through the fenced client: a replica that lost its Lease writes nothing.
  */
 import type { V1Pod } from "@kubernetes/client-node";
@@ -24,6 +25,7 @@ import {
 } from "../../api/index.js";
 import { abortAfter } from "../../util/abort-signal.js";
 import type { EventRecorder } from "../event-recorder.js";
+import { hookDeadline } from "../planner/takeover.js";
 import { runExec } from "./exec-handler.js";
 import { runExternal, withdrawExternal } from "./external-handler.js";
 import type { HandlerDeps, HookHandler, HookRun } from "./hook-run.js";
@@ -51,6 +53,8 @@ export interface HookRunnerDeps extends HandlerDeps {
   enqueue(key: string): void;
   /** Aborted when this replica loses its Lease. */
   signal?: AbortSignal | undefined;
+  /** When this controller began driving (planner/takeover.ts); the planner is given the same. */
+  drivingSince?: number;
 }
 
 export class HookRunner {
@@ -167,8 +171,8 @@ export class HookRunner {
     const abort = new AbortController();
     const f: InFlight = { key, attempts: run.record.attempts, run, abort };
     this.inFlight.set(id, f);
-    const deadline = Date.parse(run.record.startedAt) + run.spec.timeoutSeconds * 1000;
-    const left = Math.max(0, deadline - this.deps.clock.now());
+    const deadline = hookDeadline(run.record.startedAt, run.spec.timeoutSeconds, this.deps.drivingSince);
+    const left = Number.isNaN(deadline) ? 0 : Math.max(0, deadline - this.deps.clock.now());
     const signals = [abort.signal];
     if (this.deps.signal !== undefined) signals.push(this.deps.signal);
     const signal = abortAfter(signals, left);

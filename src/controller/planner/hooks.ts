@@ -8,6 +8,7 @@
  *  - no hook declared -> done.
  *  - no record, or Cancelled -> a new run: record Running, attempts+1, startedAt now -> wait.
  *  - Running -> wait, until startedAt + timeoutSeconds: then Failed ("timed out"), failures+1.
+ *    A new leader counts the timeout from when it began driving, if later (takeover.ts).
  *  - Succeeded -> done.
  *  - Failed: while failures <= retries, a new run (same id); the PetSet annotation
  *    hooks.petset.dev/retry=`<id>#<attempts>` (kubectl petset hook retry) starts one more run with
@@ -48,6 +49,7 @@ import {
 } from "../../api/index.js";
 import { uidPrefix, writeRecord } from "./hook-records.js";
 import { event, type PlanContext } from "./plan-context.js";
+import { hookDeadline } from "./takeover.js";
 import type { PodView } from "./views.js";
 
 export const HookEventReasons = {
@@ -130,7 +132,7 @@ export function gateHook(ctx: PlanContext, req: HookRequest): "done" | "wait" {
   if (existing.phase === "Succeeded") return "done";
   let record = existing;
   if (record.phase === "Running") {
-    const deadline = Date.parse(record.startedAt) + spec.timeoutSeconds * 1000;
+    const deadline = hookDeadline(record.startedAt, spec.timeoutSeconds, ctx.input.drivingSince);
     if (Number.isNaN(deadline) || now < deadline) {
       book.waiting.push(record);
       if (!Number.isNaN(deadline)) ctx.wakeAt.push(deadline);

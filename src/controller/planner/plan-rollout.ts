@@ -46,7 +46,7 @@
  * (annotation petset.dev/promote) or for a duration; state on the target version's status.
  *
  * Deadline: no progress (see lastProgressAt) for progressDeadlineSeconds while not complete
- * and not paused: Progressing=False/ProgressDeadlineExceeded and a Warning. With autoRollback,
+ * and not paused, counted only from when this controller began driving (takeover.ts): Progressing=False/ProgressDeadlineExceeded and a Warning. With autoRollback,
  * once that condition is in status (the next sync), a rollbackTo step to lastCompleteVersion
  * (unless N already has its content):
  * Progressing=False/RolledBack, then True/RolledBack while the rollback version rolls out.

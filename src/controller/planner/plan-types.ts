@@ -19,6 +19,12 @@ export interface PlanInput {
   blockedOrdinals?: readonly number[];
   /** Milliseconds since the epoch: the injected clock. */
   now: number;
+  /**
+   * When this controller began driving (leading, caches synced), ms since the epoch. Time
+   * before it counts neither against a version's progress deadline nor against a hook's
+   * timeout: no controller may have run then (takeover.ts). Omitted: all time counts.
+   */
+  drivingSince?: number;
 }
 
 /** Why a pod is deleted; also the Event reason the executor may record. */

@@ -2,6 +2,7 @@ import { ConditionTypes, ProgressingReasons } from "../../api/index.js";
 import type { PlanContext } from "./plan-context.js";
 import { findCondition } from "./plan-status.js";
 import { isRunningAndReady, isTerminating } from "./pod-health.js";
+import { judgedFrom } from "./takeover.js";
 import { toMillis } from "./views.js";
 
 /**
@@ -9,7 +10,7 @@ import { toMillis } from "./views.js";
  * of its own): the creation of the target or newest version, a pod created, becoming Ready or
  * asked to terminate, a move planned now, a resume (Progressing was Paused or StepPaused), or the last time
  * Progressing turned True/Unknown. Progressing=False itself is not progress, or the deadline
- * would re-arm itself.
+ * would re-arm itself. Never before this controller began driving (takeover.ts).
  */
 export function lastProgressAt(ctx: PlanContext): number {
   const { now } = ctx.input;
@@ -33,7 +34,8 @@ export function lastProgressAt(ctx: PlanContext): number {
     progressing?.reason === ProgressingReasons.paused ||
     progressing?.reason === ProgressingReasons.stepPaused;
   if (ctx.moved || resumed) times.push(now);
-  return times.length > 0 ? Math.min(now, Math.max(...times)) : now;
+  const last = times.length > 0 ? Math.max(...times) : now;
+  return Math.min(now, judgedFrom(last, ctx.input.drivingSince));
 }
 
 /** Ms until a not-Ready pod counts as broken (isBroken), so the planner wakes up then. */

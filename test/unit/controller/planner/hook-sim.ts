@@ -92,6 +92,7 @@ export function hookSync(hw: HookWorld) {
     pods: podsOf(world),
     claims: [...world.claims.values()],
     now: world.now,
+    ...(world.drivingSince !== undefined ? { drivingSince: world.drivingSince } : {}),
   });
   for (const step of plan.steps) {
     checkStep(hw, step);

@@ -21,6 +21,7 @@ export interface Case {
   pods?: PodView[];
   claims?: ClaimView[];
   now?: number;
+  drivingSince?: number;
 }
 
 export function plan(c: Case): Plan {
@@ -30,6 +31,7 @@ export function plan(c: Case): Plan {
     pods: c.pods ?? [],
     claims: c.claims ?? [],
     now: c.now ?? NOW,
+    ...(c.drivingSince !== undefined ? { drivingSince: c.drivingSince } : {}),
   });
 }
 

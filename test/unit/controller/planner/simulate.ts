@@ -37,6 +37,8 @@ export interface World {
   pods: Map<string, SimPod>;
   claims: Map<string, ClaimView>;
   now: number;
+  /** When the simulated controller took over (planner/takeover.ts); undefined: never restarted. */
+  drivingSince?: number;
   serial: number;
   options: SimOptions;
   violations: string[];
@@ -347,6 +349,7 @@ export function sync(world: World): Plan {
     pods: views(world),
     claims: [...world.claims.values()],
     now: world.now,
+    ...(world.drivingSince !== undefined ? { drivingSince: world.drivingSince } : {}),
   });
   for (const step of plan.steps) applyStep(world, step);
   world.petSet = { ...world.petSet, status: plan.status };
