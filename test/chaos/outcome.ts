@@ -117,7 +117,31 @@ export async function convergenceGap(
     );
   for (const pod of pods) {
     const v = Number(pod.metadata?.labels?.[Labels.version]);
-    if (v !== newest || !ready(pod)) off.push(`${pod.metadata?.name} v${v} ready=${ready(pod)}`);
+    if (v !== newest || !ready(pod))
+      off.push(`${pod.metadata?.name} v${v} ready=${ready(pod)}${podDetail(pod)}`);
   }
   return off.length === 0 ? undefined : `${name}: ${off.join("; ")}`;
+}
+
+/**
+ * What a not-Ready pod shows (for the open finding "two pets not Ready under load",
+ * docs/reliability.md): when it was created and deleted, its phase, node, conditions and
+ * container states, so a stalled kubelet can be told from a lost event.
+ */
+function podDetail(pod: V1Pod): string {
+  const m = pod.metadata;
+  const s = pod.status;
+  const conditions = (s?.conditions ?? [])
+    .map(
+      (c) => `${c.type}=${c.status}@${c.lastTransitionTime?.toISOString?.() ?? c.lastTransitionTime ?? "?"}`,
+    )
+    .join(",");
+  const containers = (s?.containerStatuses ?? [])
+    .map(
+      (c) => `${c.name}:${c.image}:${Object.keys(c.state ?? {}).join("|") || "?"}${c.ready ? ":ready" : ""}`,
+    )
+    .join(",");
+  const created = m?.creationTimestamp?.toISOString?.() ?? String(m?.creationTimestamp ?? "?");
+  const deleting = m?.deletionTimestamp !== undefined ? ` deleting since ${String(m.deletionTimestamp)}` : "";
+  return ` (created ${created}${deleting}, rv ${m?.resourceVersion ?? "?"}, phase ${s?.phase ?? "none"}, node ${pod.spec?.nodeName ?? "none"}, conditions ${conditions || "none"}, containers ${containers || "none"})`;
 }
