@@ -8,8 +8,8 @@
  * 3. Cold start: the controller is stopped (SIGTERM) and started again on the populated
  *    namespace: seconds to caches synced (/readyz) and to every PetSet synced once
  *    (petset_syncs_total >= N with an empty queue); its RSS then; its idle CPU over 20 s.
- *    Also the API server's RSS (and etcd's on real) and the latency of a full list of pods
- *    and of PetSets at that size.
+ *    Also the API server's RSS (and etcd's on real), the latency of a full list of pods and of
+ *    PetSets at that size, and watch latency there (support/watch-latency.ts).
  * 4. Rollout among them: the same 10-pet rollout as phase 1, in the populated namespace,
  *    reported as a ratio to the baseline.
  */
@@ -21,6 +21,7 @@ import { ProcSampler, rssMiB } from "./support/proc.js";
 import { type ControllerProcess, startController } from "./support/processes.js";
 import { secondsUntilSettled } from "./support/settled.js";
 import { latencySummary, m, runPool, sleep, waitFor } from "./support/stats.js";
+import { watchLatency } from "./support/watch-latency.js";
 
 const SIZES = { small: { petSets: 1_000, pets: 3 }, full: { petSets: 10_000, pets: 3 } } as const;
 const ROLLOUT_PETS = 10;
@@ -29,6 +30,9 @@ const IDLE_SECONDS = 20;
 /** Changes among the idle PetSets, last (their rollouts keep the cluster busy): one at a time, then a burst. */
 const SINGLE_CHANGES = 30;
 const BURST_CHANGES = 300;
+/** Watch latency at size: 10 watches (as many informers) on each collection, 20 patches. */
+const WATCHERS = 10;
+const WATCH_WRITES = 20;
 
 interface Listed {
   items: { status?: { readyReplicas?: number; currentVersion?: number } }[];
@@ -178,6 +182,22 @@ export const scaleBenchmark: Benchmark = {
       if (ctx.backend.storagePid !== undefined) server.etcdRss = rssMiB(ctx.backend.storagePid);
       const podList = await listLatency(ctx, `/api/v1/namespaces/${ns}/pods`, 5);
       const petSetList = await listLatency(ctx, petSetsPath(ns), 5);
+      ctx.log(`watch latency: ${WATCHERS} watches, ${WATCH_WRITES} patches, on pods and on PetSets`);
+      const someNames = Array.from({ length: WATCH_WRITES }, (_, i) =>
+        Math.floor((i * petSets) / WATCH_WRITES),
+      );
+      const podWatch = await watchLatency(ctx, {
+        collection: `/api/v1/namespaces/${ns}/pods`,
+        names: someNames.map((i) => `s-${i}-0`),
+        watchers: WATCHERS,
+        writes: WATCH_WRITES,
+      });
+      const petSetWatch = await watchLatency(ctx, {
+        collection: petSetsPath(ns),
+        names: someNames.map((i) => `s-${i}`),
+        watchers: WATCHERS,
+        writes: WATCH_WRITES,
+      });
 
       ctx.log(`rollout of a ${ROLLOUT_PETS}-pet PetSet among them`);
       const amongSeconds = await tenPetRollout(ctx, ns);
@@ -214,6 +234,7 @@ export const scaleBenchmark: Benchmark = {
           },
           idle: { seconds: IDLE_SECONDS, controller: idleController, server: idleServer },
           lists: { pods: podList, petSets: petSetList },
+          watches: { pods: podWatch, petSets: petSetWatch },
           server,
           rollout: {
             emptyNamespace: m(baselineSeconds, "s"),
@@ -226,6 +247,7 @@ export const scaleBenchmark: Benchmark = {
           "Populate: PetSets created 8 at a time with podManagementPolicy Parallel; done when every one reports its pets ready at version 1.",
           "Cold start: seconds from starting the controller process until /readyz (caches synced), and until petset_syncs_total >= N with an empty queue (one /metrics scrape a second; before 2026-12-02 two every 200 ms, which cost the controller a large share of its CPU at 10,000 PetSets).",
           `Idle CPU: the controller's average over ${IDLE_SECONDS} s, 5 s after every PetSet was synced.`,
+          `Watch latency: ${WATCHERS} watches on the namespace's pods (then PetSets) from the current resourceVersion; ${WATCH_WRITES} annotation patches one at a time, each from just before its PATCH until every watch has its MODIFIED event (the controller runs, the patches change nothing it acts on).`,
           "Rollout: a 10-pet PetSet from nginx:1.26 to 1.27; the baseline ran first in an empty namespace with its own controller.",
           `Changes among them (last): ${SINGLE_CHANGES} image changes one at a time, each timed from its PATCH until its PetSetVersion is seen on a watch; then ${BURST_CHANGES} with 8 in flight, versions/s until the last is seen. Each change also rolls that PetSet's pets.`,
         ],

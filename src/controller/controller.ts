@@ -224,10 +224,20 @@ export class PetSetController {
       if (key === undefined) return;
       this.metrics.queueDepth.set(this.queue.length);
       const end = this.metrics.syncDuration.startTimer();
+      const started = performance.now();
       let result: SyncResult;
       try {
         result = await syncPetSet(ctx, key);
         this.metrics.syncs.inc({ result: "ok" });
+        // With --log-level debug, a timeline of the syncs (which key, how long, requeued when).
+        this.opts.logger.debug(
+          {
+            key,
+            ms: Math.round((performance.now() - started) * 10) / 10,
+            requeueAfterMs: result.requeueAfterMs,
+          },
+          "synced",
+        );
         this.queue.forget(key);
         if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
       } catch (err) {

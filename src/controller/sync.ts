@@ -163,6 +163,7 @@ async function syncParsed(
     const vName = v.metadata.name ?? versionName(name, v.spec.version);
     try {
       await ctx.versions.create(v);
+      ctx.logger.debug({ petSet: `${namespace}/${name}`, version: vName }, "version recorded");
       expect({ kind: "present", resource: "petsetversions", name: vName });
     } catch (err) {
       if (isAlreadyExists(err)) {
