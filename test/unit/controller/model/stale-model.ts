@@ -77,6 +77,8 @@ export interface Replica {
   expectations: ExpectationStore;
   inflight: InFlight | undefined;
   lastRenewAt: number | undefined;
+  /** When it took the Lease: the planner judges no time before (planner/takeover.ts). */
+  drivingSince: number | undefined;
   leading: boolean;
   frozen: boolean;
   crashed: boolean;
@@ -126,6 +128,7 @@ function newReplica(m: Model): Replica {
     expectations: new ExpectationStore(m.opts.expectationsTimeoutTicks * tickMs(m)),
     inflight: undefined,
     lastRenewAt: undefined,
+    drivingSince: undefined,
     leading: false,
     frozen: false,
     crashed: false,
@@ -147,6 +150,7 @@ function electLeader(m: Model): void {
   m.lease = { holder: next.id, renewAt: now };
   next.leading = true;
   next.lastRenewAt = now;
+  next.drivingSince = now;
   // Caches start on leadership: the first list is a consistent read.
   if (m.opts.fencing) deliverAll(m, next);
 }
@@ -225,6 +229,7 @@ export function startSync(m: Model, r: Replica): void {
     pods: view.pods,
     claims: view.claims,
     now,
+    ...(r.drivingSince !== undefined ? { drivingSince: r.drivingSince } : {}),
   });
   r.inflight = { steps: [...plan.steps], status: plan.status, petSetIndex: r.read.get("petset") ?? -1, view };
 }
