@@ -2,10 +2,11 @@
  * Cache objects parsed once each. The informers replace an object on every change, so object
  * identity is a safe key, and what is parsed from a cache object is read only, as the object.
  */
-import type { KubernetesObject } from "@kubernetes/client-node";
+import type { KubernetesObject, V1Pod } from "@kubernetes/client-node";
 import { PetSetSchema, type PetSetVersion, PetSetVersionSchema } from "../api/index.js";
 import type { Logger } from "../util/logger.js";
 import type { ControllerCaches } from "./informers.js";
+import { type PodView, podViewFromV1Pod } from "./planner/views.js";
 
 /**
  * The PetSet parsed once per cached object (as versions below): a burst of events for one
@@ -50,4 +51,20 @@ export function cachedVersions(
     if (v) out.push(v);
   }
   return out;
+}
+
+/**
+ * The planner's view of a cached pod, built once per cached object: every sync of a PetSet
+ * viewed all its pods again (10 % of the controller's CPU in a 100-pet rollout, where each
+ * pet's events sync the set about ten times). Read only, as the pod.
+ */
+const podViews = new WeakMap<V1Pod, PodView>();
+
+export function cachedPodView(pod: V1Pod): PodView {
+  let view = podViews.get(pod);
+  if (view === undefined) {
+    view = podViewFromV1Pod(pod);
+    podViews.set(pod, view);
+  }
+  return view;
 }

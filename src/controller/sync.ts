@@ -45,9 +45,9 @@ import type { Expectation, ExpectationStore } from "./expectations.js";
 import type { HookRunner } from "./hooks/runner.js";
 import type { ControllerCaches } from "./informers.js";
 import type { ControllerMetrics } from "./metrics.js";
-import { cachedVersions, parsePetSet } from "./parsed-cache.js";
+import { cachedPodView, cachedVersions, parsePetSet } from "./parsed-cache.js";
 import type { PetSetReader, PetSetWriter, StatusUpdater, VersionControl } from "./petset-client.js";
-import { claimViewFromV1, planRollout, podViewFromV1Pod } from "./planner/index.js";
+import { claimViewFromV1, planRollout } from "./planner/index.js";
 import type { PodControl } from "./pod-control.js";
 import { forgetPetSetGauges, updatePetSetGauges } from "./pod-gauges.js";
 import type { StatusWriteLimiter } from "./status-coalescing.js";
@@ -194,7 +194,7 @@ async function syncParsed(
     throw err;
   }
   if (ownership.changed || ownership.refused) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
-  const pods = ownership.ownedPods.map(podViewFromV1Pod);
+  const pods = ownership.ownedPods.map(cachedPodView);
   const claims = ctx.caches.claims
     .ofPetSet(namespace, name)
     .map(claimViewFromV1)

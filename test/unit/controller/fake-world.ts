@@ -311,9 +311,11 @@ export class FakeWorld {
   }
 
   /** The kubelet's part: every pod Running and Ready. */
+  /** Each pod replaced by a Ready copy (an informer hands out a new object per change). */
   makePodsReady(): void {
     const at = new Date(this.now - 60_000);
-    for (const pod of this.pods.list()) {
+    for (const old of this.pods.list()) {
+      const pod = { ...old };
       pod.status = {
         phase: "Running",
         startTime: at,
@@ -329,6 +331,7 @@ export class FakeWorld {
         })),
       };
       pod.metadata = { ...pod.metadata, resourceVersion: this.nextRv() };
+      this.pods.put(pod);
     }
   }
 }
