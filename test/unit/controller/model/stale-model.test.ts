@@ -1,8 +1,9 @@
 /**
  * The model checker: random schedules of user actions, lagging per-object watches, syncs that
  * interleave with everything step by step, frozen and crashing replicas and lease handovers
- * (stale-model.ts), with SPEC rules 1–3 and 7 checked after every change. `make test` runs a
- * fixed-seed slice; `make model-check` runs it long (MODEL_RUNS, MODEL_SEED).
+ * (stale-model.ts), with SPEC rules 1–3 and 7 checked after every change; and autoRollback
+ * of a broken version under the same faults (each takeover judged from its own start). `make
+ * test` runs a fixed-seed slice; `make model-check` runs it long (MODEL_RUNS, MODEL_SEED).
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -94,7 +95,14 @@ type Setup = {
   podUpdatePolicy: "Recreate" | "InPlaceIfPossible";
   replicas: number;
   readyTicks: number;
+  /** autoRollback with a 3-s deadline (planner/takeover.ts: judged from each takeover). */
+  autoRollback?: boolean;
 };
+
+/** Faults and the scheduler only: no user change (the autoRollback property below). */
+const faultOnly: fc.Arbitrary<Action> = action.filter((a) =>
+  ["deliver", "deliverAll", "sync", "tick", "freeze", "crash"].includes(a.kind),
+);
 
 /** Long schedules: fast-check's default size would keep arrays around ten actions. */
 const schedule = fc.array(action, { minLength: 40, maxLength: 120 });
@@ -112,7 +120,8 @@ function newModel(s: Setup, opts: ModelOptions, replicas = 2): Model {
     makePetSet({
       replicas: s.replicas,
       podManagementPolicy: s.policy,
-      progressDeadlineSeconds: 20,
+      progressDeadlineSeconds: s.autoRollback ? 3 : 20,
+      autoRollback: s.autoRollback ?? false,
       updateStrategy: {
         type: "RollingUpdate",
         rollingUpdate: { partition: 0, maxUnavailable: s.maxUnavailable, podUpdatePolicy: s.podUpdatePolicy },
@@ -203,6 +212,26 @@ function run(s: Setup, actions: Action[], opts: ModelOptions, replicas = 2): Mod
 }
 
 describe("model checker: stale views, restarts, overlapping leaders", () => {
+  it("autoRollback under stale views and takeovers: the rules hold, and once faults stop the broken version is rolled back", () => {
+    fc.assert(
+      fc.property(setup, fc.array(faultOnly, { minLength: 40, maxLength: 120 }), (s, actions) => {
+        const m = newModel({ ...s, autoRollback: true }, fixedCode);
+        expect(settle(m)).toBe(true); // a complete version to roll back to
+        setImage(m.world, "bad:broken");
+        record(m);
+        for (const a of actions) apply(m, a);
+        expect(m.violations).toEqual([]);
+        // The broken version's pets never become Ready: converging means it was rolled back.
+        expect(settle(m)).toBe(true);
+        expect(m.violations).toEqual([]);
+        const newest = m.world.versions.at(-1);
+        expect(newest?.spec.rollbackOf).toBeDefined();
+        expect(newest?.spec.template.spec.containers[0]?.image).not.toBe("bad:broken");
+      }),
+      { numRuns: RUNS, seed: SEED },
+    );
+  }, 900_000);
+
   it("the fixed controller keeps SPEC rules 1-3 and 7 after every step and converges once faults stop", () => {
     fc.assert(
       fc.property(setup, schedule, (s, actions) => {
