@@ -1,10 +1,10 @@
 /**
  * Lifecycle hooks end to end, on both backends (docs/hooks.md): exec in the pets through
  * pods/exec, a webhook babysitter on loopback, the external handshake answered by
- * `kubectl petset observe` running a bash script, timeouts, Rollback, a controller killed
- * mid-hook and a rollback while a hook runs. The invariant monitor watches every rollout.
+ * `kubectl petset observe` running a bash script, timeouts, Rollback and a rollback while a
+ * hook runs. The invariant monitor watches every rollout. Hooks across a change of
+ * controller: hooks-takeover.test.ts.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -12,12 +12,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConditionTypes, type HookRecord } from "../../src/api/index.js";
-import { eventually, REPO_ROOT } from "../support/cluster.js";
-import { startController } from "../support/controller.js";
+import { eventually } from "../support/cluster.js";
+import { hookRecords, runPlugin, spawnPlugin } from "./hooks-support.js";
 import {
   condition,
   createPetSet,
-  eventsFor,
   expectNoViolations,
   getPetSet,
   listClaims,
@@ -74,10 +73,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-const records = async (name: string): Promise<HookRecord[]> =>
-  (await listVersions(env, name))
-    .flatMap((v) => v.status?.hooks ?? [])
-    .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id));
+const records = (name: string): Promise<HookRecord[]> => hookRecords(env, name);
 
 /** An exec hook that appends its context to a file of this test (the commands run on this machine). */
 function logHook(file: string, extra: Record<string, unknown> = {}) {
@@ -213,10 +209,10 @@ describe("lifecycle hooks", () => {
       expect(
         (await listPods(env, "hang")).every((p) => p.metadata?.labels?.["petset.dev/version"] === "1"),
       ).toBe(true);
-      const list = await runPlugin(["hook", "list", "hang"]);
+      const list = await runPlugin(env, ["hook", "list", "hang"]);
       expect(list.stdout).toMatch(/preUpdate\s+hang-2\s+v2\s+Failed \(Paused\)/);
       writeFileSync(flag, "");
-      const retry = await runPlugin(["hook", "retry", "hang"]);
+      const retry = await runPlugin(env, ["hook", "retry", "hang"]);
       expect(retry.stdout).toContain("hook preUpdate on hang-2 will run again (attempt 2)");
       await waitRolledOut(env, "hang", 2);
       await expectNoViolations(m);
@@ -248,7 +244,7 @@ describe("lifecycle hooks", () => {
       );
       await waitRolledOut(env, "db", 1);
       const m = await monitor(env, "db");
-      const observer = spawnPlugin(["observe", "db", "--interval", "200ms", "--", script]);
+      const observer = spawnPlugin(env, ["observe", "db", "--interval", "200ms", "--", script]);
       try {
         await patchPetSet(env, "db", { spec: { replicas: 3 } });
         await eventually(
@@ -280,158 +276,33 @@ describe("lifecycle hooks", () => {
   );
 
   it(
-    "a controller killed mid-hook: the next one resumes the same hook (same id) and the rollout finishes",
+    "a rollback while a hook runs cancels it: nothing stays stuck in the superseded version's hook",
     async () => {
-      await env.controller?.kill();
-      const first = await startController(env.cluster, env.namespace);
       await createPetSet(
         env,
-        petSetManifest("resume", {
-          replicas: 2,
+        petSetManifest("back", {
           spec: { lifecycle: { preUpdate: { external: {}, timeoutSeconds: 300 } } },
         }),
       );
-      await waitRolledOut(env, "resume", 1);
-      await setImage(env, "resume", "nginx:1.27");
-      const waiting = await eventually(
-        "a pending handshake",
-        async () => (await records("resume")).find((r) => r.phase === "Running"),
-        WAIT_MS,
-      );
-      await first.kill();
-      const second = await startController(env.cluster, env.namespace);
-      try {
-        // Answer by hand once the new leader has written the request again (same id), then
-        // the next pet's.
-        await eventually(
-          "the first hook answered",
-          async () =>
-            (await runPlugin(["hook", "ack", "resume", waiting.id], true)).code === 0 ? true : undefined,
-          WAIT_MS,
-          500,
-        );
-        await eventually(
-          "both pets moved",
-          async () => {
-            await runPlugin(["hook", "ack", "resume"], true);
-            return (await records("resume")).filter((r) => r.phase === "Succeeded").length === 2
-              ? true
-              : undefined;
-          },
-          WAIT_MS,
-          500,
-        );
-        await waitRolledOut(env, "resume", 2);
-        const done = (await records("resume")).find((r) => r.id === waiting.id);
-        expect(done).toMatchObject({ phase: "Succeeded", attempts: 1 });
-      } finally {
-        await second.kill();
-      }
-    },
-    TEST_MS,
-  );
-
-  it(
-    "no controller past the deadline and the hook's timeout (chaos seed 3007): the next leader grants both in full",
-    async () => {
-      await env.controller?.kill();
-      const first = await startController(env.cluster, env.namespace);
-      await createPetSet(
-        env,
-        petSetManifest("outage", {
-          replicas: 2,
-          spec: {
-            autoRollback: true,
-            progressDeadlineSeconds: 10,
-            lifecycle: { preUpdate: { external: {}, timeoutSeconds: 10 } },
-          },
-        }),
-      );
-      await waitRolledOut(env, "outage", 1);
-      await setImage(env, "outage", "nginx:1.27");
-      const waiting = await eventually(
-        "a pending handshake",
-        async () => (await records("outage")).find((r) => r.phase === "Running"),
-        WAIT_MS,
-      );
-      await first.kill();
-      // Nobody drives the set until both the version's deadline and the hook's timeout passed.
-      const passed = Date.parse(waiting.startedAt) + 11_000;
+      await waitRolledOut(env, "back", 1);
+      const m = await monitor(env, "back");
+      await setImage(env, "back", "nginx:1.27");
       await eventually(
-        "10 s without a controller",
-        async () => (Date.now() > passed ? true : undefined),
-        20_000,
+        "a pending handshake",
+        async () => (await records("back")).find((r) => r.phase === "Running"),
+        WAIT_MS,
       );
-      const second = await startController(env.cluster, env.namespace);
-      try {
-        await eventually(
-          "the hook answered within its timeout, counted from the takeover",
-          async () =>
-            (await runPlugin(["hook", "ack", "outage", waiting.id], true)).code === 0 ? true : undefined,
-          WAIT_MS,
-          500,
-        );
-        await eventually(
-          "both pets moved",
-          async () => {
-            await runPlugin(["hook", "ack", "outage"], true);
-            return (await records("outage")).filter((r) => r.phase === "Succeeded").length === 2
-              ? true
-              : undefined;
-          },
-          WAIT_MS,
-          500,
-        );
-        await waitRolledOut(env, "outage", 2);
-        expect((await listVersions(env, "outage")).map((v) => v.spec.version)).toEqual([1, 2]);
-        expect((await records("outage")).find((r) => r.id === waiting.id)).toMatchObject({
-          phase: "Succeeded",
-          attempts: 1,
-          failures: 0,
-        });
-        const reasons = (await eventsFor(env, "outage")).map((e) => e.reason);
-        expect(reasons).not.toContain("ProgressDeadlineExceeded");
-        expect(reasons).not.toContain("RolledBack");
-      } finally {
-        await second.kill();
-      }
-    },
-    TEST_MS,
-  );
-
-  it(
-    "a rollback while a hook runs cancels it: nothing stays stuck in the superseded version's hook",
-    async () => {
-      const controller = await startController(env.cluster, env.namespace);
-      try {
-        await createPetSet(
-          env,
-          petSetManifest("back", {
-            spec: { lifecycle: { preUpdate: { external: {}, timeoutSeconds: 300 } } },
-          }),
-        );
-        await waitRolledOut(env, "back", 1);
-        const m = await monitor(env, "back");
-        await setImage(env, "back", "nginx:1.27");
-        await eventually(
-          "a pending handshake",
-          async () => (await records("back")).find((r) => r.phase === "Running"),
-          WAIT_MS,
-        );
-        const rollback = await runPlugin(["rollback", "back"]);
-        expect(rollback.code).toBe(0);
-        await waitRolledOut(env, "back", 3);
-        const rs = await records("back");
-        expect(rs.find((r) => r.toVersion === 2)).toMatchObject({ phase: "Cancelled" });
-        expect(rs.filter((r) => r.phase === "Running")).toEqual([]);
-        const pods = await listPods(env, "back");
-        expect(pods.every((p) => p.metadata?.annotations?.["hooks.petset.dev/request"] === undefined)).toBe(
-          true,
-        );
-        await expectNoViolations(m);
-      } finally {
-        await controller.kill();
-      }
+      const rollback = await runPlugin(env, ["rollback", "back"]);
+      expect(rollback.code).toBe(0);
+      await waitRolledOut(env, "back", 3);
+      const rs = await records("back");
+      expect(rs.find((r) => r.toVersion === 2)).toMatchObject({ phase: "Cancelled" });
+      expect(rs.filter((r) => r.phase === "Running")).toEqual([]);
+      const pods = await listPods(env, "back");
+      expect(pods.every((p) => p.metadata?.annotations?.["hooks.petset.dev/request"] === undefined)).toBe(
+        true,
+      );
+      await expectNoViolations(m);
     },
     TEST_MS,
   );
@@ -439,51 +310,46 @@ describe("lifecycle hooks", () => {
   it(
     "a preRollout Job with the new version's template that fails: no pet moves; a fixed version's Job passes",
     async () => {
-      const controller = await startController(env.cluster, env.namespace);
-      try {
-        // The Job's container exits with $PETSET_SIMULATED_EXIT: really on the embedded server,
-        // through the kwok job stage on the real backend (docs/jobs.md).
-        const migrate = {
-          job: { command: ["sh", "-c", 'exit "$PETSET_SIMULATED_EXIT"'] },
-          timeoutSeconds: 120,
-        };
-        await createPetSet(env, petSetManifest("mig", { spec: { lifecycle: { preRollout: migrate } } }));
-        await waitRolledOut(env, "mig", 1);
-        const m = await monitor(env, "mig");
-        const withEnv = (image: string, exit: string) =>
-          patchPetSet(env, "mig", {
-            spec: {
-              template: {
-                spec: {
-                  containers: [{ name: "app", image, env: [{ name: "PETSET_SIMULATED_EXIT", value: exit }] }],
-                },
+      // The Job's container exits with $PETSET_SIMULATED_EXIT: really on the embedded server,
+      // through the kwok job stage on the real backend (docs/jobs.md).
+      const migrate = {
+        job: { command: ["sh", "-c", 'exit "$PETSET_SIMULATED_EXIT"'] },
+        timeoutSeconds: 120,
+      };
+      await createPetSet(env, petSetManifest("mig", { spec: { lifecycle: { preRollout: migrate } } }));
+      await waitRolledOut(env, "mig", 1);
+      const m = await monitor(env, "mig");
+      const withEnv = (image: string, exit: string) =>
+        patchPetSet(env, "mig", {
+          spec: {
+            template: {
+              spec: {
+                containers: [{ name: "app", image, env: [{ name: "PETSET_SIMULATED_EXIT", value: exit }] }],
               },
             },
-          });
-        await withEnv("nginx:1.27", "3");
-        const failed = await eventually(
-          "the preRollout hook failed",
-          async () => {
-            const c = await progressing("mig");
-            return c?.reason === "HookFailed" ? c : undefined;
           },
-          WAIT_MS,
-        );
-        expect(failed.message).toContain("hook preRollout of version 2 failed");
-        expect(failed.message).toMatch(/Job mig-prerollout-[0-9a-f]+ failed/);
-        const pods = await listPods(env, "mig");
-        expect(pods.every((p) => p.metadata?.labels?.["petset.dev/version"] === "1")).toBe(true);
-        await withEnv("nginx:1.28", "0");
-        await waitRolledOut(env, "mig", 3);
-        const rs = await records("mig");
-        expect(rs.map((r) => `${r.hook} v${r.toVersion} ${r.phase}`)).toEqual([
-          "preRollout v2 Failed",
-          "preRollout v3 Succeeded",
-        ]);
-        await expectNoViolations(m);
-      } finally {
-        await controller.kill();
-      }
+        });
+      await withEnv("nginx:1.27", "3");
+      const failed = await eventually(
+        "the preRollout hook failed",
+        async () => {
+          const c = await progressing("mig");
+          return c?.reason === "HookFailed" ? c : undefined;
+        },
+        WAIT_MS,
+      );
+      expect(failed.message).toContain("hook preRollout of version 2 failed");
+      expect(failed.message).toMatch(/Job mig-prerollout-[0-9a-f]+ failed/);
+      const pods = await listPods(env, "mig");
+      expect(pods.every((p) => p.metadata?.labels?.["petset.dev/version"] === "1")).toBe(true);
+      await withEnv("nginx:1.28", "0");
+      await waitRolledOut(env, "mig", 3);
+      const rs = await records("mig");
+      expect(rs.map((r) => `${r.hook} v${r.toVersion} ${r.phase}`)).toEqual([
+        "preRollout v2 Failed",
+        "preRollout v3 Succeeded",
+      ]);
+      await expectNoViolations(m);
     },
     TEST_MS,
   );
@@ -510,42 +376,3 @@ describe("lifecycle hooks", () => {
     expect(r.stderr).toContain("spec.lifecycle.postUpdate.webhook.url: Invalid value");
   });
 });
-
-const PLUGIN = join(REPO_ROOT, "dist", "src", "cli", "kubectl-petset.js");
-
-function pluginArgs(args: string[]): string[] {
-  return [
-    PLUGIN,
-    ...args.slice(0, 2),
-    "-n",
-    env.namespace,
-    "--kubeconfig",
-    env.cluster.kubeconfigPath,
-    ...args.slice(2),
-  ];
-}
-
-function spawnPlugin(args: string[]) {
-  const i = args.indexOf("--");
-  const head = i < 0 ? args : args.slice(0, i);
-  const tail = i < 0 ? [] : args.slice(i);
-  return spawn(process.execPath, [...pluginArgs(head), ...tail], { stdio: "ignore" });
-}
-
-async function runPlugin(
-  args: string[],
-  allowFail = false,
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, pluginArgs(args), { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d.toString();
-  });
-  child.stderr.on("data", (d: Buffer) => {
-    stderr += d.toString();
-  });
-  const code = await new Promise<number>((resolve) => child.on("close", (c) => resolve(c ?? 1)));
-  if (code !== 0 && !allowFail) throw new Error(`kubectl petset ${args.join(" ")}: exit ${code}: ${stderr}`);
-  return { code, stdout, stderr };
-}
