@@ -4,9 +4,9 @@
  * watcher has seen a write), and the server's memory and CPU.
  */
 import type { BenchContext, Benchmark, BenchOutput } from "./support/bench.js";
-import type { WatchStream } from "./support/kube-http.js";
 import { ProcSampler, readProc } from "./support/proc.js";
 import { latencySummary, type Measurement, m, runPool } from "./support/stats.js";
+import { watchFanOut } from "./support/watch-latency.js";
 
 const SIZES = {
   small: { sequential: 500, total: 3_000, watchers: 100, watchWrites: 50, listRepeats: 5 },
@@ -84,67 +84,21 @@ async function listPhase(ctx: BenchContext, ns: string, repeats: number) {
 }
 
 /** `watchers` watches on the namespace; each write is a new ConfigMap; waits for all to see it. */
-async function watchPhase(ctx: BenchContext, ns: string, watchers: number, writes: number) {
+function watchPhase(ctx: BenchContext, ns: string, watchers: number, writes: number) {
   const { http } = ctx.backend;
-  const list = await http.json<{ metadata: { resourceVersion: string } }>(
-    "GET",
-    `/api/v1/namespaces/${ns}/configmaps?limit=1`,
-  );
-  const seen = new Map<string, number[]>();
-  let onSeen: ((name: string) => void) | undefined;
-  const streams: WatchStream[] = [];
-  for (let w = 0; w < watchers; w++) {
-    streams.push(
-      http.watch(
-        `/api/v1/namespaces/${ns}/configmaps?resourceVersion=${list.metadata.resourceVersion}`,
-        (ev, at) => {
-          const name = ev.object.metadata?.name;
-          if (ev.type !== "ADDED" || !name?.startsWith("fan-")) return;
-          const times = seen.get(name) ?? [];
-          times.push(at);
-          seen.set(name, times);
-          onSeen?.(name);
-        },
-      ),
-    );
-  }
-  await Promise.all(streams.map((s) => s.established));
-  const toAll: number[] = [];
-  const toFirst: number[] = [];
-  let missed = 0;
-  try {
-    for (let i = 0; i < writes; i++) {
-      const name = `fan-${i}`;
-      const done = new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), 30_000);
-        onSeen = (n) => {
-          if (n === name && (seen.get(name)?.length ?? 0) >= watchers) {
-            clearTimeout(timer);
-            resolve(true);
-          }
-        };
-        onSeen(name);
-      });
-      const t0 = performance.now();
-      await http.json("POST", `/api/v1/namespaces/${ns}/configmaps`, configMap(name, i));
-      const complete = await done;
-      const times = seen.get(name) ?? [];
-      if (!complete) missed++;
-      if (times.length > 0) {
-        toFirst.push(Math.min(...times) - t0);
-        if (complete) toAll.push(Math.max(...times) - t0);
-      }
-    }
-  } finally {
-    for (const s of streams) s.close();
-  }
-  return {
-    watchers: m(watchers, "watches"),
-    writes: m(writes, "creates"),
-    untilAllWatchersSaw: latencySummary(toAll),
-    untilFirstWatcherSaw: latencySummary(toFirst),
-    writesNotSeenByAllWithin30s: m(missed, "writes"),
-  };
+  const collection = `/api/v1/namespaces/${ns}/configmaps`;
+  return watchFanOut(http, {
+    collection,
+    watchers,
+    writes,
+    writeUnit: "creates",
+    keyOf: (i) => `fan-${i}`,
+    seen: (ev) => {
+      const name = ev.object.metadata?.name;
+      return ev.type === "ADDED" && name?.startsWith("fan-") ? name : undefined;
+    },
+    write: (i, name) => http.json("POST", collection, configMap(name, i)),
+  });
 }
 
 function memory(ctx: BenchContext): Record<string, Measurement> {

@@ -1,46 +1,47 @@
 /**
- * Watch latency at size: `watchers` watches on one collection of a populated namespace (as
- * informers hold them), then `writes` metadata-only patches of objects in it, one at a time;
- * each timed from just before its PATCH until every watcher has received the MODIFIED event
- * carrying it. The patch is an annotation, so nothing reacts to it (no version, no rollout).
+ * Watch latency: `watchers` watches on one collection from its current resourceVersion, then
+ * `writes` writes one at a time, each timed from just before its request until every watcher
+ * has received the event carrying it (and until the first did). Used by the API server
+ * benchmark (fan-out of ConfigMap creates) and the scale benchmark (annotation patches in a
+ * populated namespace, `watchLatency` below).
  */
 import type { BenchContext } from "./bench.js";
-import type { WatchStream } from "./kube-http.js";
+import type { KubeHttp, WatchEvent, WatchStream } from "./kube-http.js";
 import { MERGE_PATCH } from "./petsets.js";
 import { latencySummary, m } from "./stats.js";
 
-const ANNOTATION = "bench.petset.dev/watch-probe";
 const WAIT_MS = 30_000;
 
-export interface WatchLatencyOptions {
+export interface FanOutOptions {
   /** The collection, e.g. /api/v1/namespaces/NS/pods. */
   collection: string;
-  /** Names of objects in it to patch, in turn. */
-  names: readonly string[];
   watchers: number;
   writes: number;
+  /** What the i-th write carries, as the watch event will show it. */
+  keyOf(i: number): string;
+  /** The event's key if it is one of the writes' events, else undefined. */
+  seen(ev: WatchEvent): string | undefined;
+  /** Sends the i-th write. */
+  write(i: number, key: string): Promise<unknown>;
+  /** Unit of the writes count, e.g. "creates". */
+  writeUnit: string;
 }
 
-interface Probed {
-  metadata?: { name?: string; annotations?: Record<string, string> };
-}
-
-export async function watchLatency(ctx: BenchContext, o: WatchLatencyOptions) {
-  const { http } = ctx.backend;
+export async function watchFanOut(http: KubeHttp, o: FanOutOptions) {
   const list = await http.json<{ metadata: { resourceVersion: string } }>("GET", `${o.collection}?limit=1`);
-  /** probe value -> receive times, one per watcher that saw it. */
+  /** key -> receive times, one per watcher that saw it. */
   const seen = new Map<string, number[]>();
-  let onSeen: ((probe: string) => void) | undefined;
+  let onSeen: ((key: string) => void) | undefined;
   const streams: WatchStream[] = [];
   for (let w = 0; w < o.watchers; w++) {
     streams.push(
       http.watch(`${o.collection}?resourceVersion=${list.metadata.resourceVersion}`, (ev, at) => {
-        const probe = (ev.object as Probed).metadata?.annotations?.[ANNOTATION];
-        if (ev.type !== "MODIFIED" || probe === undefined) return;
-        const times = seen.get(probe) ?? [];
+        const key = o.seen(ev);
+        if (key === undefined) return;
+        const times = seen.get(key) ?? [];
         times.push(at);
-        seen.set(probe, times);
-        onSeen?.(probe);
+        seen.set(key, times);
+        onSeen?.(key);
       }),
     );
   }
@@ -50,26 +51,20 @@ export async function watchLatency(ctx: BenchContext, o: WatchLatencyOptions) {
   let missed = 0;
   try {
     for (let i = 0; i < o.writes; i++) {
-      const name = o.names[i % o.names.length] ?? "";
-      const probe = `${Date.now()}-${i}`;
+      const key = o.keyOf(i);
       const done = new Promise<boolean>((resolve) => {
         const timer = setTimeout(() => resolve(false), WAIT_MS);
-        onSeen = (p) => {
-          if (p === probe && (seen.get(p)?.length ?? 0) >= o.watchers) {
+        onSeen = (k) => {
+          if (k === key && (seen.get(key)?.length ?? 0) >= o.watchers) {
             clearTimeout(timer);
             resolve(true);
           }
         };
       });
       const t0 = performance.now();
-      await http.json(
-        "PATCH",
-        `${o.collection}/${name}`,
-        { metadata: { annotations: { [ANNOTATION]: probe } } },
-        MERGE_PATCH,
-      );
+      await o.write(i, key);
       const complete = await done;
-      const times = seen.get(probe) ?? [];
+      const times = seen.get(key) ?? [];
       if (!complete) missed++;
       if (times.length > 0) {
         toFirst.push(Math.min(...times) - t0);
@@ -81,9 +76,42 @@ export async function watchLatency(ctx: BenchContext, o: WatchLatencyOptions) {
   }
   return {
     watchers: m(o.watchers, "watches"),
-    writes: m(o.writes, "patches"),
+    writes: m(o.writes, o.writeUnit),
     untilAllWatchersSaw: latencySummary(toAll),
     untilFirstWatcherSaw: latencySummary(toFirst),
     writesNotSeenByAllWithin30s: m(missed, "writes"),
   };
+}
+
+const ANNOTATION = "bench.petset.dev/watch-probe";
+
+interface Probed {
+  metadata?: { annotations?: Record<string, string> };
+}
+
+/**
+ * Watch latency at size: metadata-only patches (an annotation nothing reacts to: no version,
+ * no rollout) of objects of a populated namespace, in turn.
+ */
+export function watchLatency(
+  ctx: BenchContext,
+  o: { collection: string; names: readonly string[]; watchers: number; writes: number },
+) {
+  const { http } = ctx.backend;
+  return watchFanOut(http, {
+    collection: o.collection,
+    watchers: o.watchers,
+    writes: o.writes,
+    writeUnit: "patches",
+    keyOf: (i) => `${Date.now()}-${i}`,
+    seen: (ev) =>
+      ev.type === "MODIFIED" ? (ev.object as Probed).metadata?.annotations?.[ANNOTATION] : undefined,
+    write: (i, key) =>
+      http.json(
+        "PATCH",
+        `${o.collection}/${o.names[i % o.names.length] ?? ""}`,
+        { metadata: { annotations: { [ANNOTATION]: key } } },
+        MERGE_PATCH,
+      ),
+  });
 }

@@ -4,7 +4,7 @@
  * never promotes it). Pure world, invariants after every step.
  */
 import { describe, expect, it } from "vitest";
-import { Annotations, ConditionTypes } from "../../../../src/api/index.js";
+import { Annotations } from "../../../../src/api/index.js";
 import { makePetSet } from "./fixtures.js";
 import { hookSpec, hookSync, withHooks } from "./hook-sim.js";
 import {
@@ -12,6 +12,7 @@ import {
   createWorld,
   deleteByUser,
   podsOf,
+  progressingOf,
   runUntilConverged,
   setImage,
   sync,
@@ -30,8 +31,7 @@ function request(world: World, ordinal: number, version: number): void {
   };
 }
 
-const progressing = (world: World) =>
-  world.petSet.status?.conditions.find((c) => c.type === ConditionTypes.progressing);
+const progressing = progressingOf;
 const moved = (world: World) =>
   world.stepsApplied.flatMap((s) => (s.kind === "deletePod" && s.reason === "update" ? [s.podName] : []));
 

@@ -42,7 +42,8 @@ function label(r: HookRecord): string {
   return `${r.hook}${r.pod !== undefined ? ` ${r.pod}` : ""} v${r.toVersion ?? r.fromVersion ?? "?"}`;
 }
 
-function allRecords(world: World): HookRecord[] {
+/** Every hook record on the world's versions. */
+export function allRecords(world: World): HookRecord[] {
   return world.versions.flatMap((v) => v.status?.hooks ?? []);
 }
 

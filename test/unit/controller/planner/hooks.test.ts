@@ -4,13 +4,14 @@
  * (hook-sim.ts) are checked after every step.
  */
 import { describe, expect, it } from "vitest";
-import { ConditionTypes, HookAnnotations, type HookRecord } from "../../../../src/api/index.js";
+import { ConditionTypes, HookAnnotations } from "../../../../src/api/index.js";
 import { makePetSet } from "./fixtures.js";
-import { type HookWorld, hookSpec, hookSync, runHookWorld, withHooks } from "./hook-sim.js";
+import { allRecords, type HookWorld, hookSpec, hookSync, runHookWorld, withHooks } from "./hook-sim.js";
 import {
   converged,
   createWorld,
   podsOf,
+  progressingOf,
   runUntilConverged,
   setImage,
   tick,
@@ -33,9 +34,8 @@ function worldWith(
   return world;
 }
 
-const records = (world: World): HookRecord[] => world.versions.flatMap((v) => v.status?.hooks ?? []);
-const progressing = (world: World) =>
-  world.petSet.status?.conditions.find((c) => c.type === ConditionTypes.progressing);
+const records = allRecords;
+const progressing = progressingOf;
 const clean = (hw: HookWorld) => [...hw.world.violations, ...hw.violations];
 const settled = (hw: HookWorld) => converged(hw.world) && progressing(hw.world)?.reason === "RolloutComplete";
 

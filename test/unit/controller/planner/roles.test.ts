@@ -4,13 +4,13 @@
  * leader without a switchover. Pure world, invariants after every step.
  */
 import { describe, expect, it } from "vitest";
-import { ConditionTypes } from "../../../../src/api/index.js";
 import { makePetSet } from "./fixtures.js";
 import { type HookWorld, hookSpec, hookSync, runHookWorld, withHooks } from "./hook-sim.js";
 import {
   converged,
   createWorld,
   podsOf,
+  progressingOf,
   runUntilConverged,
   setImage,
   tick,
@@ -51,8 +51,7 @@ function label(world: World, leaders: number[]): void {
 /** Pod deletions for updates, in order. */
 const updates = (world: World) =>
   world.stepsApplied.flatMap((s) => (s.kind === "deletePod" && s.reason === "update" ? [s.podName] : []));
-const progressing = (world: World) =>
-  world.petSet.status?.conditions.find((c) => c.type === ConditionTypes.progressing);
+const progressing = progressingOf;
 const settled = (hw: HookWorld) => converged(hw.world) && progressing(hw.world)?.reason === "RolloutComplete";
 
 /** Run with the app relabelling after every sync: `leaders()` says who leads now. */

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { ConditionTypes, ProgressingReasons } from "../../../../src/api/index.js";
+import { ProgressingReasons } from "../../../../src/api/index.js";
 import { makePetSet } from "./fixtures.js";
 import {
   converged,
   createWorld,
   podsOf,
+  progressingOf,
   runUntilConverged,
   setImage,
   sync,
@@ -13,8 +14,7 @@ import {
   type World,
 } from "./simulate.js";
 
-const progressing = (w: World) =>
-  w.petSet.status?.conditions.find((c) => c.type === ConditionTypes.progressing);
+const progressing = progressingOf;
 const createdVersions = (w: World) =>
   w.stepsApplied.flatMap((s) =>
     s.kind === "createPod" ? [s.version] : s.kind === "patchPodImages" ? [s.toVersion] : [],

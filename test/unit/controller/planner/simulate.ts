@@ -5,7 +5,7 @@
  * checks the invariants after EVERY step; violations are collected, not thrown.
  */
 import type { V1Pod } from "@kubernetes/client-node";
-import { Annotations, type PetSet, type PetSetVersion } from "../../../../src/api/index.js";
+import { Annotations, ConditionTypes, type PetSet, type PetSetVersion } from "../../../../src/api/index.js";
 import {
   isAvailable,
   isRunningAndReady,
@@ -425,4 +425,9 @@ export function deleteByUser(world: World, ordinal: number): void {
   const grace = world.options.terminateTicks * world.options.tickMs;
   bump(world, pod, { deletionTimestamp: world.now + grace, deletionRequestedAt: world.now, ready: false });
   pod.goneAt = world.now + grace;
+}
+
+/** The PetSet's Progressing condition as the last sync wrote it. */
+export function progressingOf(world: World) {
+  return world.petSet.status?.conditions.find((c) => c.type === ConditionTypes.progressing);
 }

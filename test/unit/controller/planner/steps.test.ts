@@ -11,6 +11,7 @@ import {
   converged,
   createWorld,
   podsOf,
+  progressingOf,
   runUntilConverged,
   setImage,
   sync,
@@ -41,8 +42,7 @@ function worldWith(
   return world;
 }
 
-const progressing = (world: World) =>
-  world.petSet.status?.conditions.find((c) => c.type === ConditionTypes.progressing);
+const progressing = progressingOf;
 const stepPaused = (world: World) => progressing(world)?.reason === "StepPaused";
 const complete = (world: World) => converged(world) && progressing(world)?.reason === "RolloutComplete";
 /** Image per ordinal, e.g. ["app:1", "app:1", "app:2", "app:2"]. */

@@ -7,17 +7,22 @@
  * controller that counts all time, so the test fails if the rule is lost.
  */
 import { describe, expect, it } from "vitest";
-import { ConditionTypes, type HookRecord } from "../../../../src/api/index.js";
 import { judgedFrom } from "../../../../src/controller/planner/takeover.js";
 import { makePetSet } from "./fixtures.js";
-import { type HookWorld, hookSpec, hookSync, withHooks } from "./hook-sim.js";
-import { createWorld, runUntilConverged, setImage, updateSpec, type World } from "./simulate.js";
+import { allRecords, type HookWorld, hookSpec, hookSync, withHooks } from "./hook-sim.js";
+import {
+  createWorld,
+  progressingOf,
+  runUntilConverged,
+  setImage,
+  updateSpec,
+  type World,
+} from "./simulate.js";
 
 const policies = ["OrderedReady", "Parallel"] as const;
 
-const records = (world: World): HookRecord[] => world.versions.flatMap((v) => v.status?.hooks ?? []);
-const progressing = (world: World) =>
-  world.petSet.status?.conditions.find((c) => c.type === ConditionTypes.progressing);
+const records = allRecords;
+const progressing = progressingOf;
 const newest = (world: World) => world.versions.at(-1);
 
 /**
