@@ -1,8 +1,8 @@
 /**
  * Rollout (issue 6): N pets from one image to another. Wall time, API writes per pet
- * update (the controller's petset_api_writes_total), controller CPU and RSS. On the real
- * backend, optionally side by side with the built-in StatefulSet controller
- * (rollout-compare.ts).
+ * update (the controller's petset_api_writes_total), controller CPU and RSS. Optionally
+ * (`--statefulset`, either backend) side by side with the built-in StatefulSet controller
+ * on a private control plane (rollout-compare.ts).
  */
 import { join } from "node:path";
 import { compareWithStatefulSet } from "./rollout-compare.js";
@@ -83,7 +83,7 @@ async function petSetRollout(ctx: BenchContext, backend: Backend, pets: number) 
 
 export const rolloutBenchmark: Benchmark = {
   name: "rollout",
-  description: "rollout of N pets from one image to another; on real optionally vs StatefulSet",
+  description: "rollout of N pets from one image to another; optionally vs StatefulSet (--statefulset)",
   backends: ["embedded", "real"],
   backendOptions: { readyDelayMs: 200 },
   async run(ctx): Promise<BenchOutput> {
@@ -96,7 +96,8 @@ export const rolloutBenchmark: Benchmark = {
       "API writes: petset_api_writes_total delta over the rollout (pods, versions, status, events, annotations).",
     ];
     const server: Record<string, unknown> = {};
-    if (ctx.backend.name === "real" && ctx.statefulSet) {
+    // The comparison starts its own control plane, so it runs beside either backend.
+    if (ctx.statefulSet) {
       const runs = ctx.sizes.runs ?? 3;
       results.comparison = await compareWithStatefulSet(ctx, ctx.sizes.comparePets ?? pets, runs);
       notes.push(
@@ -106,7 +107,7 @@ export const rolloutBenchmark: Benchmark = {
         "comparison: kubeletPerPet is the simulated kubelet's own time from the audit log (controller's pod delete to kwok's final delete, plus controller's pod create to kwok's first status write, which includes scheduling); overheadPerPet = (wall time - kubelet time / min(maxUnavailable, pets)) / pets.",
       );
       server.statefulSetComparison = "private control plane, profile statefulset-bench";
-    } else if (ctx.backend.name === "real") {
+    } else {
       notes.push("StatefulSet comparison not run (pass --statefulset).");
     }
     // Printed by `make bench-quick` (bench/headline.ts): per pet, and petset / StatefulSet.

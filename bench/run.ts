@@ -61,7 +61,7 @@ const program = new Command()
   .option("--out <dir>", "results directory", "bench/results")
   .option(
     "--statefulset",
-    "rollout on real: also side by side with the built-in StatefulSet controller on a private control plane (bench/rollout-compare.ts)",
+    "rollout: also side by side with the built-in StatefulSet controller on a private control plane of kube-apiserver built from Go modules, whichever --backend (bench/rollout-compare.ts)",
     false,
   )
   .option("--controller-cpu-prof <dir>", "run the controller under node --cpu-prof, profiles into <dir>")
