@@ -36,17 +36,22 @@ export async function changesOneAtATime(
   timeoutMs = TIMEOUT_MS,
 ) {
   const latencies: number[] = [];
+  const samples: Array<{ change: number; ms: number }> = [];
   let missing = 0;
   for (let i = 0; i < count; i++) {
     const { at, key } = await write(http, ns, change(i));
-    if (await watch.until(() => watch.byGeneration.has(key), timeoutMs))
-      latencies.push((watch.byGeneration.get(key) ?? at) - at);
-    else missing++;
+    if (await watch.until(() => watch.byGeneration.has(key), timeoutMs)) {
+      const ms = (watch.byGeneration.get(key) ?? at) - at;
+      latencies.push(ms);
+      samples.push({ change: i, ms: Math.round(ms * 100) / 100 });
+    } else missing++;
   }
   return {
     changes: m(count, "changes"),
     versionsNotSeen: m(missing, "versions"),
     latency: latencySummary(latencies),
+    // Which changes were slow (0 is the first after the phase before): outliers have a cause.
+    slowest: samples.sort((a, b) => b.ms - a.ms).slice(0, 5),
   };
 }
 

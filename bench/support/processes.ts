@@ -83,7 +83,8 @@ export interface ControllerProcess extends Child {
 /** `petset controller` limited to one namespace, without leader election, metrics on a free port. */
 export async function startController(
   kubeconfigPath: string,
-  namespace: string,
+  /** Watched namespace; undefined: every namespace (as deployed). */
+  namespace: string | undefined,
   logPath: string,
   extraNodeArgs: string[] = [],
 ): Promise<ControllerProcess> {
@@ -93,8 +94,7 @@ export async function startController(
     "controller",
     "--kubeconfig",
     kubeconfigPath,
-    "--namespace",
-    namespace,
+    ...(namespace === undefined ? [] : ["--namespace", namespace]),
     "--no-leader-elect",
     "--metrics-addr",
     "127.0.0.1:0",

@@ -23,6 +23,20 @@ export function versionedContent(
   return structuredClone({ template: spec.template, volumeClaimTemplates: spec.volumeClaimTemplates ?? [] });
 }
 
+/** What `specContent` gives a spec without claim templates: one frozen list, so it is a cache key. */
+const NO_CLAIMS: ClaimTemplate[] = Object.freeze([]) as unknown as ClaimTemplate[];
+
+/**
+ * The spec's versioned content shared, not copied: for comparing only (read only). A sync
+ * compares the PetSet with its history every time; a parsed PetSet is one object per cache
+ * object (controller/parsed-cache.ts), so its canonical form is computed once, not per sync
+ * (`versionedContent`'s copy made every sync a cache miss: ~6 % of the controller's CPU in
+ * the versions benchmark, docs/benchmarks.md).
+ */
+export function specContent(spec: Pick<PetSetSpec, "template" | "volumeClaimTemplates">): VersionContent {
+  return { template: spec.template, volumeClaimTemplates: spec.volumeClaimTemplates ?? NO_CLAIMS };
+}
+
 /** The versioned content a version recorded (shared, not copied: read only). */
 export function contentOf(version: PetSetVersion): VersionContent {
   return { template: version.spec.template, volumeClaimTemplates: version.spec.volumeClaimTemplates };

@@ -8,7 +8,7 @@ import {
   VERSION_KIND,
   versionName,
 } from "../api/index.js";
-import { contentOf, versionedContent } from "./content.js";
+import { contentOf, specContent, versionedContent } from "./content.js";
 import { changeCause, changedBy, delta } from "./describe.js";
 import { hashContent } from "./hash.js";
 import { VersionHistory } from "./history.js";
@@ -53,10 +53,10 @@ export function planVersionSync(petset: PetSet, versions: readonly PetSetVersion
   if (history.adoptable.length > 0) {
     return { action: "adopt", names: history.adoptable.map((v) => v.metadata.name ?? "") };
   }
-  const content = versionedContent(petset.spec);
   // Newest first: either the newest version itself, or the rollback target.
-  const [rollbackOf] = history.withContent(content);
+  const [rollbackOf] = history.withContent(specContent(petset.spec));
   if (rollbackOf !== undefined && rollbackOf === newest) return { action: "none", newest };
+  const content = versionedContent(petset.spec);
 
   const { name, namespace, uid } = identity(petset);
   let number = history.nextNumber();
