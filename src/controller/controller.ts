@@ -139,12 +139,13 @@ export class PetSetController {
         : {}),
     });
     this.caches = caches;
-    const enqueueSelf = (o: KubernetesObject) => this.enqueue(o.metadata?.namespace, o.metadata?.name);
     const enqueueOwner = (o: KubernetesObject) =>
       this.enqueue(o.metadata?.namespace, o.metadata?.labels?.[Labels.petSet] ?? ownerName(o));
     caches.petSets.onChange((o, kind) => {
       if (kind === "delete") this.expectations.forget(`${o.metadata?.namespace}/${o.metadata?.name}`);
-      enqueueSelf(o);
+      // A spec this controller has not recorded yet goes ahead of follow-up work (queue.ts):
+      // its new version is what its user waits for.
+      this.enqueue(o.metadata?.namespace, o.metadata?.name, kind !== "delete" && specUnseen(o));
     });
     caches.versions.onChange(enqueueOwner);
     caches.pods.onChange(enqueueOwner);
@@ -161,9 +162,9 @@ export class PetSetController {
 
   onLostLeadership: (() => void) | undefined;
 
-  private enqueue(namespace: string | undefined, name: string | undefined): void {
+  private enqueue(namespace: string | undefined, name: string | undefined, urgent = false): void {
     if (!namespace || !name) return;
-    this.queue.add(`${namespace}/${name}`);
+    this.queue.add(`${namespace}/${name}`, { urgent });
     this.metrics.queueDepth.set(this.queue.length);
   }
 
@@ -279,4 +280,11 @@ export class PetSetController {
 
 function ownerName(o: KubernetesObject): string | undefined {
   return o.metadata?.ownerReferences?.find((r) => r.controller && r.kind === "PetSet")?.name;
+}
+
+/** The PetSet's generation is newer than the status says the controller observed. */
+function specUnseen(o: KubernetesObject): boolean {
+  const generation = o.metadata?.generation;
+  const observed = (o as { status?: { observedGeneration?: unknown } }).status?.observedGeneration;
+  return generation !== undefined && generation !== observed;
 }

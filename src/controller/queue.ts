@@ -3,6 +3,12 @@
  * never processed by two workers at once (a key added while in flight is re-queued when
  * done), and failing keys back off exponentially per key. Keys, not object snapshots: the
  * sync re-reads the current object from the cache, so a late event never acts on stale data.
+ *
+ * Two lanes: `add(key, { urgent: true })` puts a key ahead of the others (a PetSet whose spec
+ * the controller has not yet seen: its new version is what its user waits for). Among urgent
+ * keys, and among the others, first in first out. A key already queued moves to the urgent
+ * lane; one in flight is re-queued urgent when done. Urgent keys can delay the rest only while
+ * spec changes arrive faster than the workers record them.
  */
 import type { Clock } from "../util/clock.js";
 
@@ -14,7 +20,9 @@ export interface QueueOptions {
 
 export class KeyQueue {
   private readonly queue: string[] = [];
+  private readonly urgent: string[] = [];
   private readonly queued = new Set<string>();
+  private readonly urgentWhenDone = new Set<string>();
   private readonly processing = new Set<string>();
   private readonly dirtyWhileProcessing = new Set<string>();
   private readonly failures = new Map<string, number>();
@@ -30,16 +38,24 @@ export class KeyQueue {
   }
 
   get length(): number {
-    return this.queue.length;
+    return this.queue.length + this.urgent.length;
   }
 
-  add(key: string): void {
+  add(key: string, opts: { urgent?: boolean } = {}): void {
     if (this.shuttingDown) return;
     if (this.processing.has(key)) {
       this.dirtyWhileProcessing.add(key);
+      if (opts.urgent) this.urgentWhenDone.add(key);
       return;
     }
-    if (this.queued.has(key)) return;
+    if (this.queued.has(key)) {
+      if (!opts.urgent) return;
+      const at = this.queue.indexOf(key);
+      if (at < 0) return; // already urgent
+      this.queue.splice(at, 1);
+      this.urgent.push(key);
+      return;
+    }
     const waiter = this.waiters.shift();
     if (waiter) {
       this.processing.add(key);
@@ -47,7 +63,7 @@ export class KeyQueue {
       return;
     }
     this.queued.add(key);
-    this.queue.push(key);
+    (opts.urgent ? this.urgent : this.queue).push(key);
   }
 
   /** Adds the key after `delayMs`; an earlier pending add of the same key wins. */
@@ -87,7 +103,7 @@ export class KeyQueue {
   get(): Promise<string | undefined> {
     // Shutting down: running syncs finish, queued keys wait for the next process (or leader).
     if (this.shuttingDown) return Promise.resolve(undefined);
-    const key = this.queue.shift();
+    const key = this.urgent.shift() ?? this.queue.shift();
     if (key !== undefined) {
       this.queued.delete(key);
       this.processing.add(key);
@@ -99,7 +115,8 @@ export class KeyQueue {
   /** Marks a key processed; if it changed meanwhile, it is queued again. */
   done(key: string): void {
     this.processing.delete(key);
-    if (this.dirtyWhileProcessing.delete(key)) this.add(key);
+    const urgent = this.urgentWhenDone.delete(key);
+    if (this.dirtyWhileProcessing.delete(key)) this.add(key, { urgent });
   }
 
   get isShutDown(): boolean {
