@@ -18,7 +18,7 @@ import type { BenchContext, Benchmark, BenchOutput } from "./support/bench.js";
 import { changesAmong } from "./support/changes-among.js";
 import { imagePatch, MERGE_PATCH, petSetManifest, petSetsPath } from "./support/petsets.js";
 import { ProcSampler, rssMiB } from "./support/proc.js";
-import { type ControllerProcess, startController } from "./support/processes.js";
+import { type ControllerProcess, metricIn, startController } from "./support/processes.js";
 import { secondsUntilSettled } from "./support/settled.js";
 import { latencySummary, m, runPool, sleep, waitFor } from "./support/stats.js";
 import { watchLatency } from "./support/watch-latency.js";
@@ -60,17 +60,6 @@ function controllerIn(ctx: BenchContext, ns: string, log: string): Promise<Contr
 
 async function metric(c: ControllerProcess, name: string): Promise<number> {
   return metricIn(await c.metricsText(), name);
-}
-
-/** The sum of a metric's series in one scrape's text. */
-function metricIn(text: string, name: string): number {
-  let sum = 0;
-  const series = new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`);
-  for (const line of text.split("\n")) {
-    const match = series.exec(line);
-    if (match) sum += Number(match[2]);
-  }
-  return sum;
 }
 
 /**

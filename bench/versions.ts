@@ -15,7 +15,12 @@ import {
   versionsPath,
 } from "./support/petsets.js";
 import { ProcSampler, readProc } from "./support/proc.js";
-import { type ControllerProcess, startController, writesBetween } from "./support/processes.js";
+import {
+  type ControllerProcess,
+  secondsUntilQuiet,
+  startController,
+  writesBetween,
+} from "./support/processes.js";
 import { latencySummary, m, percentile, runPool } from "./support/stats.js";
 
 const SCALES = {
@@ -231,14 +236,7 @@ async function gcPhase(ctx: BenchContext, ns: string, watch: VersionWatch, contr
   const gcVersions = () => [...watch.live].filter((v) => v.startsWith(`${name}-v`)).length;
   await watch.until(() => gcVersions() >= excess + 1, 60_000);
   // Let the controller digest the creates (each one woke a sync) before timing the GC.
-  const d0 = performance.now();
-  for (;;) {
-    const text = await controller.metricsText();
-    const depth = Number(/^petset_queue_depth (\S+)$/m.exec(text)?.[1] ?? "0");
-    if (depth === 0 || performance.now() - d0 > 120_000) break;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const digestSeconds = (performance.now() - d0) / 1000;
+  const digestSeconds = await secondsUntilQuiet(controller);
   const before = gcVersions();
   const writes0 = await controller.apiWrites();
   ctx.log(`lower revisionHistoryLimit to 0 with ${before} versions`);
@@ -280,8 +278,23 @@ export const versionsBenchmark: Benchmark = {
     );
     try {
       const versions = await versionsPhase(ctx, ns, watch, controller);
-      ctx.log(`${SINGLE_CHANGES} single changes, one at a time`);
-      const single = await singleChangePhase(ctx, ns, watch, SINGLE_CHANGES);
+      // One change right after the last burst: it waits behind the burst's follow-up syncs
+      // unless it goes ahead of them (the queue's urgent lane).
+      const afterBurst = await changesOneAtATime(ctx.backend.http, ns, watch, 1, (i) => ({
+        name: "ps-1",
+        image: `registry.example/app:after-burst-${i}`,
+      }));
+      // "Idle PetSets": the burst's follow-up syncs (events of the controller's own writes,
+      // coalesced status writes) finish first; how long that took is reported.
+      const burstTail = await secondsUntilQuiet(controller);
+      ctx.log(
+        `${SINGLE_CHANGES} single changes, one at a time (controller quiet after ${burstTail.toFixed(1)} s)`,
+      );
+      const single = {
+        ...(await singleChangePhase(ctx, ns, watch, SINGLE_CHANGES)),
+        controllerQuietAfterBurst: m(burstTail, "s"),
+        rightAfterBurst: afterBurst.latency.max,
+      };
       ctx.log(
         `single change → version p50 ${single.latency.p50?.value} ms, p99 ${single.latency.p99?.value} ms`,
       );

@@ -154,3 +154,41 @@ export function writesBetween(
   }
   return { total: after.total - before.total, byKind };
 }
+
+/**
+ * Seconds until the controller is quiet: its queue empty and no sync finished for `quietMs`
+ * (petset_syncs_total unchanged), so follow-up work of a phase (its own writes' events,
+ * coalesced status writes) is not timed as the next phase's. Gives up after `deadlineMs`.
+ */
+export async function secondsUntilQuiet(
+  controller: ControllerProcess,
+  quietMs = 1_000,
+  deadlineMs = 120_000,
+): Promise<number> {
+  const t0 = performance.now();
+  const read = async () => {
+    const text = await controller.metricsText();
+    return { depth: metricIn(text, "petset_queue_depth"), syncs: metricIn(text, "petset_syncs_total") };
+  };
+  let last = await read();
+  let quietSince = performance.now();
+  while (performance.now() - t0 < deadlineMs) {
+    await new Promise((r) => setTimeout(r, 100));
+    const now = await read();
+    if (now.depth !== 0 || now.syncs !== last.syncs) quietSince = performance.now();
+    else if (performance.now() - quietSince >= quietMs) break;
+    last = now;
+  }
+  return (quietSince - t0) / 1000;
+}
+
+/** The sum of a metric's series in one scrape's text. */
+export function metricIn(text: string, name: string): number {
+  let sum = 0;
+  const series = new RegExp(`^${name}(\\{[^}]*\\})? (\\S+)$`);
+  for (const line of text.split("\n")) {
+    const match = series.exec(line);
+    if (match) sum += Number(match[2]);
+  }
+  return sum;
+}
