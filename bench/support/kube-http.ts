@@ -21,6 +21,11 @@ export interface WatchEvent {
 export interface WatchStream {
   /** Resolves once the server has answered with the response headers. */
   readonly established: Promise<void>;
+  /**
+   * Resolves when the server ended the stream (its timeout, or kube-apiserver closing a watcher
+   * it judged unresponsive) or the connection broke; not after close().
+   */
+  readonly ended: Promise<void>;
   close(): void;
 }
 
@@ -142,6 +147,12 @@ export class KubeHttp {
     const full = `${path}${sep}watch=1&allowWatchBookmarks=true&timeoutSeconds=1800`;
     let req: http.ClientRequest | undefined;
     let closed = false;
+    let markEnded: () => void = () => {};
+    const ended = new Promise<void>((resolve) => {
+      markEnded = () => {
+        if (!closed) resolve();
+      };
+    });
     const established = new Promise<void>((resolve, reject) => {
       req = this.lib().request(this.options("GET", full, this.watchAgent, {}), (res) => {
         if ((res.statusCode ?? 0) >= 300) {
@@ -164,14 +175,17 @@ export class KubeHttp {
           }
         });
         res.on("error", () => {});
+        res.on("close", markEnded);
       });
       req.on("error", (err) => {
         if (!closed) reject(err);
+        markEnded();
       });
       req.end();
     });
     return {
       established,
+      ended,
       close() {
         closed = true;
         req?.destroy();

@@ -46,6 +46,8 @@ export function imagePatch(name: string, image: string) {
  * Watches the namespace's PetSetVersions from a list's resourceVersion: when each name was
  * first seen, and which ones exist now.
  */
+type VersionSpec = { petSet?: string; generation?: number };
+
 export class VersionWatch {
   readonly firstSeen = new Map<string, number>();
   /** `<petset>@<generation>` (spec.petSet, spec.generation) to when it was first seen. */
@@ -53,6 +55,7 @@ export class VersionWatch {
   readonly live = new Set<string>();
   private waiters: Array<() => void> = [];
   private stream: WatchStream | undefined;
+  private stopped = false;
 
   constructor(
     private readonly http: KubeHttp,
@@ -60,33 +63,68 @@ export class VersionWatch {
   ) {}
 
   async start(): Promise<void> {
+    await this.listAndWatch();
+  }
+
+  /**
+   * List, then watch from the list's resourceVersion. When the server ends the watch
+   * (kube-apiserver closes watchers it judges unresponsive while thousands of versions are
+   * deleted), watch again from the last event's resourceVersion; when that is too old (410),
+   * list again. Versions first seen by a re-list count as seen then.
+   */
+  private async listAndWatch(): Promise<void> {
     const list = await this.http.json<{
       metadata: { resourceVersion: string };
-      items: Array<{ metadata: { name: string } }>;
+      items: Array<{ metadata: { name: string }; spec?: { petSet?: string; generation?: number } }>;
     }>("GET", versionsPath(this.ns));
-    for (const v of list.items) this.live.add(v.metadata.name);
-    this.stream = this.http.watch(
-      `${versionsPath(this.ns)}?resourceVersion=${list.metadata.resourceVersion}`,
+    const at = performance.now();
+    this.live.clear();
+    for (const v of list.items) this.seen(v.metadata.name, v.spec, at);
+    this.notify();
+    await this.watchFrom(list.metadata.resourceVersion);
+  }
+
+  private async watchFrom(resourceVersion: string): Promise<void> {
+    let last = resourceVersion;
+    let gone = false;
+    const stream = this.http.watch(
+      `${versionsPath(this.ns)}?resourceVersion=${resourceVersion}`,
       (ev, at) => {
         const name = ev.object.metadata?.name;
-        if (!name) return;
-        if (ev.type === "ADDED") {
-          if (!this.firstSeen.has(name)) this.firstSeen.set(name, at);
-          const spec = ev.object.spec as { petSet?: string; generation?: number } | undefined;
-          const key = `${spec?.petSet}@${spec?.generation}`;
-          if (!this.byGeneration.has(key)) this.byGeneration.set(key, at);
-          this.live.add(name);
-        } else if (ev.type === "DELETED") {
-          this.live.delete(name);
-        } else if (ev.type === "ERROR") {
-          process.stderr.write(`petsetversions watch error: ${JSON.stringify(ev.object).slice(0, 300)}\n`);
+        if (ev.object.metadata?.resourceVersion) last = ev.object.metadata.resourceVersion;
+        if (ev.type === "ERROR") {
+          gone = (ev.object as { code?: number }).code === 410;
+          if (!gone)
+            process.stderr.write(`petsetversions watch error: ${JSON.stringify(ev.object).slice(0, 300)}\n`);
+          return;
         }
-        const waiters = this.waiters;
-        this.waiters = [];
-        for (const w of waiters) w();
+        if (!name) return;
+        if (ev.type === "ADDED") this.seen(name, ev.object.spec as VersionSpec | undefined, at);
+        else if (ev.type === "DELETED") this.live.delete(name);
+        this.notify();
       },
     );
-    await this.stream.established;
+    this.stream = stream;
+    await stream.established;
+    void stream.ended.then(() => {
+      if (this.stopped) return;
+      (gone ? this.listAndWatch() : this.watchFrom(last)).catch((err: unknown) => {
+        process.stderr.write(`petsetversions watch restart failed: ${String(err)}\n`);
+      });
+    });
+  }
+
+  private seen(name: string, spec: VersionSpec | undefined, at: number): void {
+    if (!this.firstSeen.has(name)) this.firstSeen.set(name, at);
+    const key = `${spec?.petSet}@${spec?.generation}`;
+    if (!this.byGeneration.has(key)) this.byGeneration.set(key, at);
+    this.live.add(name);
+  }
+
+  private notify(): void {
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const w of waiters) w();
   }
 
   /** Resolves when `done()` is true (checked after every event), or false after timeoutMs. */
@@ -105,6 +143,7 @@ export class VersionWatch {
   }
 
   stop(): void {
+    this.stopped = true;
     this.stream?.close();
   }
 }
