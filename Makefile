@@ -115,14 +115,14 @@ demo: build ## a scripted tour on the embedded server
 bench: build ## benchmarks, JSON results in bench/results/
 	node dist/bench/run.js $(BENCH_ARGS)
 
-# bench-quick: the headline numbers in about 3 minutes (idle machine): versions throughput,
+# bench-quick: the headline numbers in under 3 minutes (idle machine): versions throughput,
 # CPU per version and single-change latency on the embedded server, and the petset/StatefulSet
 # ratios from one round of the comparison (10 pets) on a private control plane of
 # kube-apiserver (built from Go modules by the first `make test`; the build takes ~20 minutes
 # once). Each benchmark in BENCH_QUICK_ONLY that writes results.headline is printed by
 # bench/headline.ts. The published comparison is 3 rounds of 20 (docs/benchmarks.md §3b).
 BENCH_QUICK_ONLY ?= versions rollout
-BENCH_QUICK_ARGS ?= --backend embedded --petsets 1000 --changes 3 --gc-versions 2000 --pets 10 --statefulset --compare-pets 10 --runs 1
+BENCH_QUICK_ARGS ?= --backend embedded --petsets 1000 --changes 2 --gc-versions 2000 --pets 10 --statefulset --compare-pets 10 --runs 1
 bench-quick: build ## headline numbers in ~3 min: versions throughput, CPU per version, petset/StatefulSet ratios
 	rm -rf bench/results/quick
 	node dist/bench/run.js --only $(BENCH_QUICK_ONLY) $(BENCH_QUICK_ARGS) --out bench/results/quick
