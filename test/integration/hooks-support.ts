@@ -5,14 +5,53 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import type { HookRecord } from "../../src/api/index.js";
-import { REPO_ROOT } from "../support/cluster.js";
-import { listVersions, type RolloutEnv } from "./rollout-support.js";
+import { eventually, REPO_ROOT } from "../support/cluster.js";
+import { listVersions, type RolloutEnv, WAIT_MS } from "./rollout-support.js";
 
 /** Every hook record on the PetSet's versions, oldest run first. */
 export async function hookRecords(env: RolloutEnv, name: string): Promise<HookRecord[]> {
   return (await listVersions(env, name))
     .flatMap((v) => v.status?.hooks ?? [])
     .sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.id.localeCompare(b.id));
+}
+
+/** The first hook run of the PetSet waiting for an answer (a handshake still Running). */
+export function pendingHandshake(env: RolloutEnv, name: string): Promise<HookRecord> {
+  return eventually(
+    "a pending handshake",
+    async () => (await hookRecords(env, name)).find((r) => r.phase === "Running"),
+    WAIT_MS,
+  );
+}
+
+/**
+ * Answers the handshake `id` (retried until the controller has written its request), then
+ * every later one with `kubectl petset hook ack`, until `pets` hook runs succeeded.
+ */
+export async function answerHandshakes(
+  env: RolloutEnv,
+  name: string,
+  id: string,
+  pets: number,
+  what = "the first hook answered",
+): Promise<void> {
+  await eventually(
+    what,
+    async () => ((await runPlugin(env, ["hook", "ack", name, id], true)).code === 0 ? true : undefined),
+    WAIT_MS,
+    500,
+  );
+  await eventually(
+    `${pets} pets moved`,
+    async () => {
+      await runPlugin(env, ["hook", "ack", name], true);
+      return (await hookRecords(env, name)).filter((r) => r.phase === "Succeeded").length === pets
+        ? true
+        : undefined;
+    },
+    WAIT_MS,
+    500,
+  );
 }
 
 const PLUGIN = join(REPO_ROOT, "dist", "src", "cli", "kubectl-petset.js");

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../support/cluster.js";
 import { startController } from "../support/controller.js";
-import { hookRecords, runPlugin } from "./hooks-support.js";
+import { answerHandshakes, hookRecords, pendingHandshake } from "./hooks-support.js";
 import {
   createPetSet,
   eventsFor,
@@ -16,7 +16,6 @@ import {
   setImage,
   startRolloutEnv,
   TEST_MS,
-  WAIT_MS,
   waitRolledOut,
 } from "./rollout-support.js";
 
@@ -45,34 +44,13 @@ describe("lifecycle hooks across a change of controller", () => {
       );
       await waitRolledOut(env, "resume", 1);
       await setImage(env, "resume", "nginx:1.27");
-      const waiting = await eventually(
-        "a pending handshake",
-        async () => (await hookRecords(env, "resume")).find((r) => r.phase === "Running"),
-        WAIT_MS,
-      );
+      const waiting = await pendingHandshake(env, "resume");
       await first.kill();
       const second = await startController(env.cluster, env.namespace);
       try {
         // Answer by hand once the new leader has written the request again (same id), then
         // the next pet's.
-        await eventually(
-          "the first hook answered",
-          async () =>
-            (await runPlugin(env, ["hook", "ack", "resume", waiting.id], true)).code === 0 ? true : undefined,
-          WAIT_MS,
-          500,
-        );
-        await eventually(
-          "both pets moved",
-          async () => {
-            await runPlugin(env, ["hook", "ack", "resume"], true);
-            return (await hookRecords(env, "resume")).filter((r) => r.phase === "Succeeded").length === 2
-              ? true
-              : undefined;
-          },
-          WAIT_MS,
-          500,
-        );
+        await answerHandshakes(env, "resume", waiting.id, 2);
         await waitRolledOut(env, "resume", 2);
         const done = (await hookRecords(env, "resume")).find((r) => r.id === waiting.id);
         expect(done).toMatchObject({ phase: "Succeeded", attempts: 1 });
@@ -100,11 +78,7 @@ describe("lifecycle hooks across a change of controller", () => {
       );
       await waitRolledOut(env, "outage", 1);
       await setImage(env, "outage", "nginx:1.27");
-      const waiting = await eventually(
-        "a pending handshake",
-        async () => (await hookRecords(env, "outage")).find((r) => r.phase === "Running"),
-        WAIT_MS,
-      );
+      const waiting = await pendingHandshake(env, "outage");
       await first.kill();
       // Nobody drives the set until both the version's deadline and the hook's timeout passed.
       const passed = Date.parse(waiting.startedAt) + 11_000;
@@ -115,23 +89,12 @@ describe("lifecycle hooks across a change of controller", () => {
       );
       const second = await startController(env.cluster, env.namespace);
       try {
-        await eventually(
+        await answerHandshakes(
+          env,
+          "outage",
+          waiting.id,
+          2,
           "the hook answered within its timeout, counted from the takeover",
-          async () =>
-            (await runPlugin(env, ["hook", "ack", "outage", waiting.id], true)).code === 0 ? true : undefined,
-          WAIT_MS,
-          500,
-        );
-        await eventually(
-          "both pets moved",
-          async () => {
-            await runPlugin(env, ["hook", "ack", "outage"], true);
-            return (await hookRecords(env, "outage")).filter((r) => r.phase === "Succeeded").length === 2
-              ? true
-              : undefined;
-          },
-          WAIT_MS,
-          500,
         );
         await waitRolledOut(env, "outage", 2);
         expect((await listVersions(env, "outage")).map((v) => v.spec.version)).toEqual([1, 2]);

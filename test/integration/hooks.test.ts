@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConditionTypes, type HookRecord } from "../../src/api/index.js";
 import { eventually } from "../support/cluster.js";
-import { hookRecords, runPlugin, spawnPlugin } from "./hooks-support.js";
+import { hookRecords, pendingHandshake, runPlugin, spawnPlugin } from "./hooks-support.js";
 import {
   condition,
   createPetSet,
@@ -287,11 +287,7 @@ describe("lifecycle hooks", () => {
       await waitRolledOut(env, "back", 1);
       const m = await monitor(env, "back");
       await setImage(env, "back", "nginx:1.27");
-      await eventually(
-        "a pending handshake",
-        async () => (await records("back")).find((r) => r.phase === "Running"),
-        WAIT_MS,
-      );
+      await pendingHandshake(env, "back");
       const rollback = await runPlugin(env, ["rollback", "back"]);
       expect(rollback.code).toBe(0);
       await waitRolledOut(env, "back", 3);
