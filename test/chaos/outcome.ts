@@ -6,7 +6,11 @@
  *   content without `rollbackOf`: SPEC rule 1), and the newest version is the last spec
  *   written (no change lost);
  * - convergence: within a bound after the last (healing) change, every pet Ready at the
- *   newest version, status current = update = newest, Progressing RolloutComplete.
+ *   newest version, status current = update = newest, Progressing RolloutComplete (never
+ *   more than two versions live).
+ * The verdicts (`judgeVersions`, `judgeConvergence`) are pure functions over what was read,
+ * so test/unit/chaos/outcome.test.ts feeds them planted histories; hook side effects are
+ * judged in hook-outcome.ts.
  */
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod } from "@kubernetes/client-node";
 import {
@@ -81,7 +85,7 @@ export function judgeVersions(name: string, versions: PetSetVersion[]): VersionF
   return { lost, duplicated };
 }
 
-/** undefined when converged to the newest version, else what is still off. */
+/** undefined when converged to the newest version, else what is still off (read from the API). */
 export async function convergenceGap(
   kc: KubeConfig,
   namespace: string,
@@ -100,17 +104,30 @@ export async function convergenceGap(
   );
   const newest = (await listVersions(kc, namespace, name)).at(-1)?.spec.version;
   const pods: V1Pod[] = (await core.listNamespacedPod({ namespace, labelSelector: `app=${name}` })).items;
+  return judgeConvergence(p, newest, pods);
+}
+
+/**
+ * The convergence verdict over plain data (unit-tested with planted states): undefined when
+ * every pet is Ready at `newest`, status current = update = newest and Progressing says
+ * RolloutComplete; else what is still off, naming more than two versions live first.
+ */
+export function judgeConvergence(p: PetSet, newest: number | undefined, pods: V1Pod[]): string | undefined {
+  const name = p.metadata.name;
   const ready = (pod: V1Pod) =>
     pod.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True") === true;
   const progressing = p.status?.conditions?.find((c) => c.type === ConditionTypes.progressing);
   const off: string[] = [];
+  const live = pods.filter((pod) => pod.metadata?.deletionTimestamp === undefined);
+  const versions = [...new Set(pods.map((pod) => pod.metadata?.labels?.[Labels.version] ?? "?"))].sort();
+  if (versions.length > 2)
+    off.push(`${versions.length} versions live (${versions.map((v) => `v${v}`).join(",")})`);
   if (p.status?.observedGeneration !== p.metadata.generation)
     off.push(`observedGeneration ${p.status?.observedGeneration} of ${p.metadata.generation}`);
-  if (p.status?.currentVersion !== newest || p.status?.updateVersion !== newest)
+  if (newest === undefined || p.status?.currentVersion !== newest || p.status?.updateVersion !== newest)
     off.push(`current v${p.status?.currentVersion} update v${p.status?.updateVersion}, newest v${newest}`);
   if (progressing?.reason !== "RolloutComplete")
     off.push(`Progressing ${progressing?.reason}: ${progressing?.message ?? ""}`);
-  const live = pods.filter((pod) => pod.metadata?.deletionTimestamp === undefined);
   if (live.length !== p.spec.replicas || pods.length !== live.length)
     off.push(
       `${live.length} live pods (${pods.length - live.length} terminating) for ${p.spec.replicas} replicas`,

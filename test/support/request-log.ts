@@ -74,3 +74,29 @@ function parseJson(line: string): unknown {
     return undefined;
   }
 }
+
+/**
+ * Writes in the embedded server's debug request log (`petset dev` with a debug log: pino JSON
+ * lines, `msg: "request"`, `time` in epoch ms) received at or after `since` from a User-Agent
+ * containing `userAgent`. The parser the chaos harness's embedded process backend needs
+ * (test/chaos/chaos-cluster.ts keeps its own copy today).
+ */
+export function requestLogWrites(text: string, userAgent: string, since: Date): ReceivedWrite[] {
+  const writes: ReceivedWrite[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.includes('"msg":"request"') || !line.includes(userAgent)) continue;
+    const parsed = RequestLineSchema.safeParse(parseJson(line));
+    if (!parsed.success) continue;
+    const e = parsed.data;
+    if (!e.userAgent.includes(userAgent) || READ_METHODS.has(e.method) || e.time < since.getTime()) continue;
+    writes.push({ verb: e.method, uri: e.url, userAgent: e.userAgent, at: new Date(e.time) });
+  }
+  return writes.sort((a, b) => a.at.getTime() - b.at.getTime());
+}
+
+const RequestLineSchema = z.object({
+  method: z.string(),
+  url: z.string(),
+  userAgent: z.string(),
+  time: z.number(),
+});
