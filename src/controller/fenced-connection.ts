@@ -3,8 +3,10 @@
  *
  * Two ways, one rule (nothing but a synchronous call between the check and the bytes):
  * - `FencedAgents` (the controller's API clients): keep-alive agents shared by a replica's
- *   clients, one for reads and one for writes. Every write to a socket of the write agent runs
- *   the check first; a refused write destroys the connection before a byte of it is sent. A
+ *   clients, one for reads and one for writes. Every dispatch of bytes to a socket of the
+ *   write agent runs the check first, and nothing is dispatched before the connection is
+ *   established (TCP connected, TLS handshake done; see fenceSocketWrites); a refused write
+ *   destroys the connection before a byte of it is sent. A
  *   pooled connection is reused by later requests, so a sync no longer pays a TCP connect and
  *   a TLS handshake per request (that was a fifth of the controller's CPU, docs/benchmarks.md).
  * - `connectThenCheck` (Lease writes, which keep a fresh connection each): connect first,
@@ -15,8 +17,8 @@
  * before the request and the moment its bytes reach the socket. A process frozen in such a
  * wait (SIGSTOP, a stopped container, a long pause) and resumed after its Lease expired would
  * send a write it checked before the freeze. Here the connection is made before the check, the
- * request is then handed the connected socket, and the check runs once more inside the
- * request's first write to that socket: nothing separates it from the bytes reaching the
+ * request is then handed the connected socket, and the check runs once more as the request's
+ * first bytes are dispatched to that socket: nothing separates it from the bytes reaching the
  * kernel but that synchronous call.
  *
  * Only the plain http/https agents client-node creates are handled; behind a proxy agent the
@@ -73,7 +75,7 @@ export async function connectThenCheck(
 }
 
 /**
- * The check once more, synchronously with the request's first write to the socket: between
+ * The check once more, synchronously with the request's first dispatch to the socket: between
  * the check above and that write lie promise continuations, which queue behind whatever else
  * the process has to do (watch events, other syncs): milliseconds on a busy replica, enough
  * for a freeze to land in. A connected socket hands the bytes to the kernel in the same call,
@@ -81,7 +83,7 @@ export async function connectThenCheck(
  * before a byte of the request is sent.
  */
 function checkBeforeFirstWrite(socket: Socket, check: () => void): void {
-  fenceSocketWrites(socket, check, { once: true });
+  fenceSocketWrites(socket, check, { once: true, established: true });
 }
 
 function connected(socket: Socket, tls: boolean, signal: AbortSignal | undefined): Promise<void> {
@@ -122,20 +124,71 @@ export class FencedAgents extends KeepAliveAgents {
 }
 
 /**
- * `check` before every write to `socket` (`once`: only the first): a request on a pooled connection is checked when its
- * bytes go out, not when the connection was made. A refused write destroys the connection
- * (with the check's error, which the request fails with) and sends nothing.
+ * The two places where bytes a request wrote wait in this process after `write()` returned:
+ * net.Socket keeps them while it connects, and a TLS socket keeps them (inside node, in the
+ * TLS layer) until its handshake is done, then sends them from C++ with no JavaScript in
+ * between; a Writable also queues writes behind one the kernel has not taken yet. A check at
+ * `write()` passes, the process freezes (SIGSTOP) during the handshake, and on resume the
+ * request leaves while the Lease belongs to another replica (chaos seed 777, issue 24 item 13:
+ * an Event POSTed by a resumed leader). So the check runs where the bytes are dispatched to
+ * the connection (net.Socket's `_writeGeneric`, which both `_write` and `_writev` call), and
+ * nothing is dispatched before the connection is established (TCP connected and, for TLS,
+ * `secureConnect`): held until then, then checked. Once dispatched on an established
+ * connection, the bytes reach the kernel in that same synchronous call (unless the kernel's
+ * send buffer is full, where libuv keeps the rest: only for bodies larger than that buffer).
  */
-export function fenceSocketWrites(socket: Socket, check: () => void, opts: { once?: boolean } = {}): void {
-  const write = socket.write;
-  socket.write = function (this: Socket, ...args: unknown[]): boolean {
-    if (opts.once) socket.write = write;
+interface DispatchingSocket {
+  _writeGeneric(writev: boolean, data: unknown, encoding: string, cb: (err?: Error | null) => void): unknown;
+}
+
+/**
+ * `check` before each dispatch of bytes to `socket` (`once`: only the first dispatch);
+ * `established`: the socket is already connected (and its TLS handshake done). A request on a
+ * pooled connection is checked when its bytes go out, not when the connection was made. A
+ * refused dispatch destroys the connection (with the check's error, which the request fails
+ * with) and sends nothing.
+ */
+export function fenceSocketWrites(
+  socket: Socket,
+  check: () => void,
+  opts: { once?: boolean; established?: boolean } = {},
+): void {
+  const s = socket as Socket & DispatchingSocket;
+  const dispatch = s._writeGeneric;
+  if (typeof dispatch !== "function")
+    throw new Error(
+      "fenced-connection: net.Socket has no _writeGeneric in this Node.js; writes cannot be fenced",
+    );
+  const readyEvent = socket instanceof TLSSocket ? "secureConnect" : "connect";
+  let ready = opts.established === true;
+  if (!ready)
+    socket.once(readyEvent, () => {
+      ready = true;
+    });
+  s._writeGeneric = function (this: Socket, writev, data, encoding, cb) {
+    if (!ready && !socket.destroyed) {
+      // Held until the connection is established, then checked (below) as it leaves.
+      const onReady = () => {
+        socket.off("close", onClose);
+        s._writeGeneric.call(this, writev, data, encoding, cb);
+      };
+      const onClose = () => {
+        socket.off(readyEvent, onReady);
+        cb(new Error("the connection closed before it was established"));
+      };
+      socket.once(readyEvent, onReady);
+      socket.once("close", onClose);
+      return;
+    }
     try {
       check();
     } catch (err) {
-      socket.destroy(err instanceof Error ? err : new Error(String(err)));
-      return false;
+      const e = err instanceof Error ? err : new Error(String(err));
+      socket.destroy(e);
+      cb(e);
+      return;
     }
-    return (write as (...a: unknown[]) => boolean).apply(this, args);
-  } as Socket["write"];
+    if (opts.once) s._writeGeneric = dispatch;
+    return dispatch.call(this, writev, data, encoding, cb);
+  };
 }
