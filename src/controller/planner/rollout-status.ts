@@ -128,9 +128,11 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
       event(ctx, "Warning", PlanEventReasons.rolledBack, "petset", `PetSet ${setName}: ${cause}`);
     }
   } else if (exceeded) {
+    // The rollback is the next sync's, and only if still no progress by then: the message (and
+    // its Event) must not announce as done what may not happen.
     const then =
       canRollBack && rollbackTarget !== undefined
-        ? `; rolling back to version ${rollbackTarget.spec.version} (spec.autoRollback)`
+        ? `; rolling back to version ${rollbackTarget.spec.version} (spec.autoRollback) unless the rollout progresses first`
         : "";
     const message = `PetSet ${setName}: version ${versions.target.spec.version} made no progress for ${petSet.spec.progressDeadlineSeconds}s (spec.progressDeadlineSeconds); ${pets}${then}`;
     if (canRollBack) ctx.wakeAt.push(now + 1);
