@@ -12,41 +12,9 @@ import { startController } from "../support/controller.js";
 import { startInvariantMonitor } from "../support/invariant-monitor.js";
 import { baseManifest, type HostileCase, hostileCases } from "./hostile-petsets.js";
 import { createThroughKubectl } from "./kubectl-batch.js";
+import { type CampaignSummary, type CaseResult, emptySummary, tallyCase } from "./summary.js";
 
-export type CaseOutcome = "rejected" | "client-error" | "surfaced" | "healthy" | "unsurfaced";
-
-export interface CaseResult {
-  id: string;
-  category: string;
-  outcome: CaseOutcome;
-  /** `422 Invalid`, `accepted`, `client-error`: what must be equal on both backends. */
-  key: string;
-  /** The rejection or the surfaced condition names one of the case's fields. */
-  namesField: boolean;
-  message: string;
-}
-
-export interface CampaignSummary {
-  backend: string;
-  seed: number;
-  generated: number;
-  rejected: Record<string, number>;
-  rejectedWithoutField: number;
-  acceptedAndSurfaced: number;
-  acceptedAndHealthy: number;
-  acceptedUnsurfaced: number;
-  clientErrors: number;
-  crashes: number;
-  "5xx": number;
-  invariantViolations: string[];
-  /** The controller lost its Lease under load and was replaced (not a crash: no process died). */
-  leaseLosses: number;
-  healthyRollouts: number;
-  durationMs: number;
-  findings: CaseResult[];
-  /** id → key, so two backends' runs of one seed can be compared. */
-  outcomes: Record<string, string>;
-}
+export type { CampaignSummary, CaseOutcome, CaseResult } from "./summary.js";
 
 export interface CampaignOptions {
   cluster: TestCluster;
@@ -128,38 +96,10 @@ export async function runCampaign(o: CampaignOptions): Promise<CampaignSummary> 
   // replica that lost its Lease never competes again (it is restarted, and counted).
   const lease = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 };
   let controller = await startController(cluster, namespace, lease);
-  const summary: CampaignSummary = {
-    backend: cluster.backend,
-    seed: o.seed,
-    generated: 0,
-    rejected: {},
-    rejectedWithoutField: 0,
-    acceptedAndSurfaced: 0,
-    acceptedAndHealthy: 0,
-    acceptedUnsurfaced: 0,
-    clientErrors: 0,
-    crashes: 0,
-    "5xx": 0,
-    invariantViolations: [],
-    leaseLosses: 0,
-    healthyRollouts: 0,
-    durationMs: 0,
-    findings: [],
-    outcomes: {},
-  };
+  const summary = emptySummary(cluster.backend, o.seed);
   const record = (r: CaseResult) => {
-    summary.outcomes[r.id] = r.key;
     if (o.only) log(`${r.id} ${r.category}: ${r.outcome} ${r.key} ${r.message.slice(0, 300)}`);
-    if (r.outcome === "rejected") {
-      summary.rejected[r.key] = (summary.rejected[r.key] ?? 0) + 1;
-      if (!r.namesField) summary.rejectedWithoutField++;
-      if (r.key.startsWith("5")) summary["5xx"]++;
-    } else if (r.outcome === "surfaced") summary.acceptedAndSurfaced++;
-    else if (r.outcome === "healthy") summary.acceptedAndHealthy++;
-    else if (r.outcome === "unsurfaced") summary.acceptedUnsurfaced++;
-    else summary.clientErrors++;
-    if (!r.namesField || r.outcome === "unsurfaced" || r.outcome === "client-error" || r.key.startsWith("5"))
-      summary.findings.push(r);
+    tallyCase(summary, r);
   };
   const steady = baseManifest(HEALTHY);
   (steady.spec as { replicas: number }).replicas = 2;

@@ -2,13 +2,15 @@
  * `make fuzz` (hostile PetSets): FUZZ_RUNS cases (default 1000) from FUZZ_SEED on
  * FUZZ_BACKEND (embedded | real), summary in test/fuzz/results/<backend>.json. When the other
  * backend's file holds the same seed and runs, every case's outcome is compared and the
- * mismatches are written into both files.
+ * mismatches are written into both files. The run passes when every finding and mismatch is
+ * on the documented known list (known-findings.ts), with no crash and no invariant violation.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Backend, REPO_ROOT, startTestCluster, type TestCluster } from "../support/cluster.js";
 import { type CampaignSummary, runCampaign } from "./campaign.js";
+import { unexplained } from "./known-findings.js";
 
 const backend = (process.env.FUZZ_BACKEND ?? process.env.PETSET_TEST_BACKEND ?? "embedded") as Backend;
 const seed = Number(process.env.FUZZ_SEED ?? 20261201);
@@ -64,9 +66,11 @@ it(`${runs} hostile PetSets through kubectl (seed ${seed})`, async () => {
   mkdirSync(RESULTS, { recursive: true });
   const otherName = backend === "embedded" ? "real" : "embedded";
   const otherPath = join(RESULTS, `${otherName}.json`);
+  let compared: Stored | undefined;
   if (existsSync(otherPath)) {
     const other = JSON.parse(readFileSync(otherPath, "utf8")) as Stored;
     if (other.seed === seed && other.runs === runs) {
+      compared = other;
       stored.mismatches = mismatches(stored, other);
       other.mismatches = mismatches(other, stored);
       writeFileSync(otherPath, `${JSON.stringify(other, null, 2)}\n`);
@@ -75,7 +79,7 @@ it(`${runs} hostile PetSets through kubectl (seed ${seed})`, async () => {
   writeFileSync(join(RESULTS, `${backend}.json`), `${JSON.stringify(stored, null, 2)}\n`);
   const { outcomes: _o, findings, ...brief } = stored;
   console.log(JSON.stringify({ ...brief, findings: findings.length }, null, 2));
-  expect(summary.crashes).toBe(0);
-  expect(summary["5xx"]).toBe(0);
-  expect(summary.invariantViolations).toEqual([]);
+  // Findings, unsurfaced, rejectedWithoutField, client errors, 5xx and mismatches: only the
+  // known ones (docs/reliability.md, "Listed, not fixed"); crashes and violations: none.
+  expect(unexplained(summary, stored.mismatches ?? [], compared)).toEqual([]);
 });
