@@ -5,9 +5,11 @@
  * (one recordVersionStatus step per version). Pure.
  *
  * Ids are stable across retries and controller restarts (PETSET_HOOK_ID):
- *  - per-pet hooks: `<hook>.<set>.v<to>.<ordinal>.<pod uid prefix>` (preScaleDown: no version),
+ *  - per-pet hooks: `<hook>.<set>.v<to>.<ordinal>.<pod uid prefix>`; scale-down hooks (preScaleDown,
+ *    a condemned leader's switchover) carry their occasion instead (scale-down-hooks.ts),
  *  - set hooks: `<hook>.<set>.v<to>.<version uid prefix>`.
  * A pod replaced or a PetSet re-created gets new ids, so a new pod runs its hooks again.
+ * A record stays on the version that first held it: later writes of that id go there.
  */
 import type { HookRecord, PetSetVersion } from "../../api/index.js";
 import type { VersionIndex } from "./version-index.js";
@@ -33,7 +35,13 @@ export interface HookBook {
 export function readHookBook(index: VersionIndex): HookBook {
   const records = new Map<string, { record: HookRecord; holder: number }>();
   for (const v of index.sorted) {
-    for (const record of v.status?.hooks ?? []) records.set(record.id, { record, holder: v.spec.version });
+    for (const record of v.status?.hooks ?? []) {
+      // One id on two versions (written by an older controller after a relabel): the Running
+      // copy is the one a runner executes, so it is the one that counts until it ends.
+      const seen = records.get(record.id);
+      if (seen !== undefined && seen.record.phase === "Running" && record.phase !== "Running") continue;
+      records.set(record.id, { record, holder: v.spec.version });
+    }
   }
   return { records, writes: new Map(), requested: new Set(), paused: [], rollback: undefined, waiting: [] };
 }

@@ -49,6 +49,7 @@ import {
 } from "../../api/index.js";
 import { uidPrefix, writeRecord } from "./hook-records.js";
 import { event, type PlanContext } from "./plan-context.js";
+import { scaleDownHookId, skipExecOnUnreadyPod } from "./scale-down-hooks.js";
 import { hookDeadline } from "./takeover.js";
 import type { PodView } from "./views.js";
 
@@ -72,9 +73,12 @@ export interface HookRequest {
   replicas?: string;
   /** switchover: the follower the leader role goes to. */
   candidate?: string;
+  /** An id chosen by the caller (scale-down occasions, scale-down-hooks.ts). */
+  id?: string;
 }
 
 export function hookId(ctx: PlanContext, req: HookRequest): string {
+  if (req.id !== undefined) return req.id;
   const set = ctx.spec.setName;
   if (req.pod !== undefined) {
     const v = req.hook === "preScaleDown" ? "" : `.v${req.toVersion ?? 0}`;
@@ -95,7 +99,8 @@ export function gateHook(ctx: PlanContext, req: HookRequest): "done" | "wait" {
   book.requested.add(id);
   const now = ctx.input.now;
   const iso = new Date(now).toISOString();
-  const holder = req.holder.spec.version;
+  // A record stays on the version that holds it (a relabelled pod must not shadow it with a copy).
+  const holder = book.records.get(id)?.holder ?? req.holder.spec.version;
   const existing = book.records.get(id)?.record;
 
   const start = (attempts: number, failures: number, reason: string): "wait" => {
@@ -287,8 +292,14 @@ export function inPreUpdate(ctx: PlanContext, pod: PodView): boolean {
   return record !== undefined && record.phase !== "Cancelled";
 }
 
-/** preScaleDown before a condemned pod is deleted: "done" when it may go now. */
+/**
+ * preScaleDown before a condemned pod is deleted: "done" when it may go now. Its id is the
+ * scale-down occasion's; an exec hook on a pod that is not Running and Ready is skipped
+ * (scale-down-hooks.ts).
+ */
 export function gatePreScaleDown(ctx: PlanContext, pod: PodView): "done" | "wait" {
+  if (hookSpecOf(ctx.input.petSet.spec, "preScaleDown") === undefined) return "done";
+  if (skipExecOnUnreadyPod(ctx, pod)) return "done";
   const holder = ctx.index.byNumber(pod.version) ?? ctx.versions.current;
   const live = [...ctx.podsByOrdinal.values()].filter((p) => p.deletionTimestamp === undefined).length;
   const req: HookRequest = {
@@ -296,6 +307,7 @@ export function gatePreScaleDown(ctx: PlanContext, pod: PodView): "done" | "wait
     holder,
     pod,
     replicas: `${live}→${ctx.spec.replicas}`,
+    id: scaleDownHookId(ctx, "preScaleDown", pod),
   };
   if (pod.version !== undefined) req.fromVersion = pod.version;
   return gateHook(ctx, req);

@@ -15,13 +15,15 @@
  *    available follower already at the target. Without a hook the leader simply goes last.
  *  - Scale-down never removes the leader's pod without a successful switchover first
  *    (candidate: the highest available pet that stays); without a switchover hook it waits,
- *    and says so.
+ *    and says so. Each scale-down is its own occasion with its own switchover id
+ *    (scale-down-hooks.ts): an update's switchover never counts for it.
  *  - A pod that is not Ready serves nothing: it is replaced whatever its role.
  */
 import type { PetSetVersion } from "../../api/index.js";
 import { gateHook, type HookRequest, hookId } from "./hooks.js";
 import type { PlanContext } from "./plan-context.js";
-import { isAvailable, isTerminating } from "./pod-health.js";
+import { isAvailable, isRunningAndReady, isTerminating } from "./pod-health.js";
+import { scaleDownHookId, scaleDownRecord } from "./scale-down-hooks.js";
 import type { PodView } from "./views.js";
 
 export type Role = "leader" | "follower" | "unknown";
@@ -112,10 +114,19 @@ export function gateLeaderSwitchover(ctx: PlanContext, pod: PodView, target: Pet
   });
 }
 
-/** Before a condemned leader's pod is deleted: a switchover, or wait (and say why). */
+/**
+ * Before a condemned leader's pod is deleted: a switchover, or wait (and say why). The id is
+ * the scale-down occasion's (scale-down-hooks.ts), never an update's; a switchover in flight is
+ * seen through when the label already moved; a leader that is not Running and Ready serves
+ * nothing and goes without one (as an update replaces it).
+ */
 export function gateCondemnedLeader(ctx: PlanContext, pod: PodView): "done" | "wait" {
   const roles = ctx.input.petSet.spec.roles;
-  if (roles === undefined || roleOf(ctx, pod) !== "leader") return "done";
+  if (roles === undefined) return "done";
+  const started = roles.switchover !== undefined ? scaleDownRecord(ctx, "switchover", pod) : undefined;
+  const inFlight = started?.phase === "Running";
+  if (roleOf(ctx, pod) !== "leader" && !inFlight) return "done";
+  if (!inFlight && !isRunningAndReady(pod)) return "done";
   if (roles.switchover === undefined) {
     ctx.roleProblems.push(
       `the leader ${pod.name} is to be removed by scale-down and spec.roles.switchover is not set: it stays until another pet leads`,
@@ -123,12 +134,13 @@ export function gateCondemnedLeader(ctx: PlanContext, pod: PodView): "done" | "w
     return "wait";
   }
   const holder = ctx.index.byNumber(pod.version) ?? ctx.versions.current;
-  const candidate = candidateFor(ctx, pod, undefined);
+  const candidate = started?.candidate ?? candidateFor(ctx, pod, undefined)?.name;
   return gateHook(ctx, {
     hook: "switchover",
     holder,
     pod,
-    toVersion: holder.spec.version,
-    ...(candidate !== undefined ? { candidate: candidate.name } : {}),
+    id: scaleDownHookId(ctx, "switchover", pod),
+    ...(pod.version !== undefined ? { fromVersion: pod.version } : {}),
+    ...(candidate !== undefined ? { candidate } : {}),
   });
 }

@@ -2,6 +2,7 @@ import { gatePreScaleDown } from "./hooks.js";
 import { deletePod, type PlanContext } from "./plan-context.js";
 import { isTerminating } from "./pod-health.js";
 import { gateCondemnedLeader } from "./roles.js";
+import { keepRunningScaleDownHooks, retireScaleDownRecords } from "./scale-down-hooks.js";
 import type { PodView } from "./views.js";
 
 /** Pods whose ordinal is outside [start, start + replicas), highest ordinal first. */
@@ -16,10 +17,12 @@ export function condemnedPods(ctx: PlanContext): PodView[] {
  * Scale down: highest ordinal first. OrderedReady: one pod at a time, only once every other
  * pet is available and no condemned pod is still terminating. Parallel: all at once. Each pod
  * goes only once its preScaleDown hook is done (hooks.ts), and a leader only after a switchover
- * (roles.ts).
+ * (roles.ts); each scale-down is its own hook occasion (scale-down-hooks.ts).
  */
 export function planScaleDown(ctx: PlanContext, allPetsHealthy: boolean): void {
   const condemned = condemnedPods(ctx);
+  retireScaleDownRecords(ctx);
+  keepRunningScaleDownHooks(ctx, condemned);
   if (ctx.spec.orderedReady) {
     if (!allPetsHealthy || condemned.some(isTerminating)) return;
     const highest = condemned[0];

@@ -17,7 +17,7 @@ export interface ContainerView {
  */
 export interface PodView {
   name: string;
-  /** From label petset.dev/pod-index, else the name's `-<n>` suffix; -1 when neither parses. */
+  /** The name's `-<n>` suffix, else label petset.dev/pod-index; -1 when neither parses. */
   ordinal: number;
   uid: string;
   resourceVersion: string;
@@ -79,11 +79,17 @@ function toInt(s: string | undefined): number | undefined {
   return Number.parseInt(s, 10);
 }
 
+/**
+ * The pet a pod belongs to: its name's `-<n>` suffix. The name is what the API server keeps
+ * unique and what a create of the pet collides with; the petset.dev/pod-index label is only
+ * told to the pet, and a label edited to disagree must not hide the pod (the pet would be
+ * created again and again, each create refused with AlreadyExists). The label is read only
+ * when the name has no ordinal.
+ */
 function ordinalOf(name: string, labels: Record<string, string>): number {
-  const fromLabel = toInt(labels[Labels.podIndex]);
-  if (fromLabel !== undefined) return fromLabel;
   const match = /-([0-9]+)$/.exec(name);
-  return match?.[1] !== undefined ? Number.parseInt(match[1], 10) : -1;
+  if (match?.[1] !== undefined) return Number.parseInt(match[1], 10);
+  return toInt(labels[Labels.podIndex]) ?? -1;
 }
 
 function failingReason(statuses: readonly V1ContainerStatus[]): string | undefined {
