@@ -198,11 +198,8 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignResult
         for (const [k, v] of l.items) seen.set(k, v);
         listRv = Math.max(listRv, l.rv);
       }
-      if (listRv < model.maxAckedRv)
-        findings.push({
-          cycle,
-          message: `resourceVersion went backwards: list at ${listRv} after ${model.maxAckedRv} was acknowledged`,
-        });
+      const behind = model.listBehind(cycle, listRv);
+      if (behind) findings.push(behind);
       const checked = model.verify(cycle, seen);
       findings.push(...checked.findings);
       result.inFlightApplied += checked.inFlightApplied;

@@ -2,7 +2,8 @@
  * What the clients were told: per object, the last acknowledged state (content and
  * resourceVersion, or deleted) and the write in flight when the server died, whose outcome
  * nobody knows. After a restart every object must be in its acknowledged state or in the
- * in-flight one; nothing else is allowed.
+ * in-flight one; nothing else is allowed. Pure: test/unit/durability/write-model.test.ts plants
+ * lost acknowledged writes and checks each is reported.
  */
 export type Kind = "configmap" | "petset";
 
@@ -52,6 +53,15 @@ export class WriteModel {
     r.pending = undefined;
     this.maxAckedRv = Math.max(this.maxAckedRv, rv);
     this.acknowledged++;
+  }
+
+  /** A list whose resourceVersion is below the highest acknowledged one: the server went back in time. */
+  listBehind(cycle: number, listRv: number): Finding | undefined {
+    if (listRv >= this.maxAckedRv) return undefined;
+    return {
+      cycle,
+      message: `resourceVersion went backwards: list at ${listRv} after ${this.maxAckedRv} was acknowledged`,
+    };
   }
 
   /**
