@@ -58,6 +58,17 @@ describe("updateStrategy External", () => {
         WAIT_MS,
       );
       expect((await listPods(env, "ext")).every((p) => versionOf(p) === 1)).toBe(true);
+      // Not complete while no pet moved (issue 24 item 10): Progressing says what it waits for.
+      await eventually(
+        "Progressing waits for update requests",
+        async () => {
+          const p = condition(await getPetSet(env, "ext"), ConditionTypes.progressing);
+          return p?.reason === "RollingOut" && p.message?.includes("waiting for update requests")
+            ? true
+            : undefined;
+        },
+        WAIT_MS,
+      );
 
       // A request for another version is refused.
       await env.cluster.kubectl([

@@ -13,6 +13,10 @@
  *    rule 2) or run a version petset is not rolling out.
  *  - Missing pets are created at the target, and currentVersion is promoted once every pet runs
  *    it, as under OnDelete (a StatefulSet under OnDelete never promotes it: kubernetes#73492).
+ *  - Complete (RolloutComplete, completedAt, lastCompleteVersion) only once every pet runs the
+ *    target, available, and postRollout is done (plan-status.ts rolloutComplete); until then
+ *    Progressing says it waits for requests. The progress deadline holds while no pet is asked
+ *    to move (progress-deadline.ts): the pace is the requester's, not a stall of the version.
  */
 import { Annotations } from "../../api/index.js";
 import { gatePreUpdate } from "./hooks.js";

@@ -47,12 +47,19 @@ export function petsSettledAt(ctx: PlanContext, hash: string, fromOrdinal: numbe
 }
 
 /**
- * Nothing left for the controller to do for the newest version: with a partition, the pets
- * below it stay at the current version; with OnDelete, pods move when a human deletes them.
+ * The newest version has rolled out: with a partition, the pets below it stay at the current
+ * version; with OnDelete, nothing is left for the controller to do (pods move when a human
+ * deletes them, as a StatefulSet's); with External, every pet runs it (the hand-off moves them
+ * on request, and "complete" before they moved would be false: issue 24 item 10).
  */
 export function rolloutComplete(ctx: PlanContext): boolean {
   if (ctx.versions.queued) return false;
-  const from = ctx.spec.rollingUpdate ? ctx.spec.partitionOrdinal : Number.POSITIVE_INFINITY;
+  const { spec } = ctx;
+  const from = spec.rollingUpdate
+    ? spec.partitionOrdinal
+    : spec.external
+      ? Number.NEGATIVE_INFINITY
+      : Number.POSITIVE_INFINITY;
   return petsSettledAt(ctx, ctx.versions.newest.spec.hash, from);
 }
 

@@ -1,4 +1,5 @@
 import {
+  Annotations,
   type Condition,
   ConditionTypes,
   type PetSetStatus,
@@ -22,6 +23,13 @@ import { describeStep, stepHoldMessage } from "./steps.js";
 
 function roleWaitMessage(ctx: PlanContext): string {
   return ctx.roleProblems.length > 0 ? `; waiting: ${ctx.roleProblems.join("; ")}` : "";
+}
+
+/** updateStrategy External: pets move when asked (external.ts); say how to ask. */
+function externalWaitMessage(ctx: PlanContext): string {
+  if (!ctx.spec.external) return "";
+  const n = ctx.versions.target.spec.version;
+  return `; waiting for update requests (${Annotations.updateRequested}=${n}, updateStrategy External)`;
 }
 
 /**
@@ -177,7 +185,7 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
     progressing = progress(
       "True",
       ProgressingReasons.rollingOut,
-      `PetSet ${setName}: ${pets}${waiting}${step}${hookWaitMessage(ctx)}${roleWaitMessage(ctx)}`,
+      `PetSet ${setName}: ${pets}${waiting}${step}${externalWaitMessage(ctx)}${hookWaitMessage(ctx)}${roleWaitMessage(ctx)}`,
     );
   }
 

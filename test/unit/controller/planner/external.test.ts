@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Annotations } from "../../../../src/api/index.js";
+import type { Plan } from "../../../../src/controller/planner/index.js";
 import { makePetSet } from "./fixtures.js";
 import { hookSpec, hookSync, withHooks } from "./hook-sim.js";
 import {
@@ -100,6 +101,93 @@ describe.each(["OrderedReady", "Parallel"] as const)("External, podManagementPol
     expect(hw.violations).toEqual([]);
   });
 });
+
+describe.each(["OrderedReady", "Parallel"] as const)(
+  "External: complete means every pet moved, %s",
+  (policy) => {
+    const events = (plans: Plan[]) => plans.flatMap((p) => p.events.map((e) => e.reason));
+    const v2 = (world: World) => world.versions.find((v) => v.spec.version === 2);
+
+    it("issue 24 item 10: Progressing says RolloutComplete, and completedAt is recorded, only once every pet runs the target", () => {
+      const world = externalWorld(policy, { progressDeadlineSeconds: 20, autoRollback: true });
+      setImage(world, "app:2");
+      const plans: Plan[] = [];
+      // A minute with nobody asking: longer than the deadline, which does not judge the requester.
+      for (let i = 0; i < 60; i++) {
+        plans.push(sync(world));
+        tick(world);
+      }
+      expect(progressing(world)).toMatchObject({ status: "True", reason: "RollingOut" });
+      expect(progressing(world)?.message).toContain(
+        "0 of 3 pets at version 2; waiting for update requests (petset.dev/update-requested=2, updateStrategy External)",
+      );
+      expect(v2(world)?.status?.completedAt).toBeUndefined();
+      expect(world.petSet.status?.lastCompleteVersion).toBe(1);
+      for (const ordinal of [0, 2]) {
+        request(world, ordinal, 2);
+        for (let i = 0; i < 8; i++) {
+          plans.push(sync(world));
+          tick(world);
+        }
+      }
+      expect(podsOf(world).map((p) => p.version)).toEqual([2, 1, 2]);
+      expect(progressing(world)?.reason).toBe("RollingOut");
+      expect(v2(world)?.status?.completedAt).toBeUndefined();
+      expect(events(plans)).not.toContain("RolloutComplete");
+      expect(events(plans)).not.toContain("ProgressDeadlineExceeded");
+      request(world, 1, 2);
+      for (let i = 0; i < 8; i++) {
+        plans.push(sync(world));
+        tick(world);
+      }
+      expect(podsOf(world).map((p) => p.version)).toEqual([2, 2, 2]);
+      expect(progressing(world)?.reason).toBe("RolloutComplete");
+      expect(events(plans).filter((r) => r === "RolloutComplete")).toHaveLength(1);
+      expect(v2(world)?.status?.completedAt).toBeDefined();
+      expect(world.petSet.status).toMatchObject({ currentVersion: 2, lastCompleteVersion: 2 });
+      expect(world.violations).toEqual([]);
+    });
+
+    it("issue 24 item 10: with a postRollout hook, complete only once it is done after every pet moved", () => {
+      const world = externalWorld(policy, { lifecycle: { postRollout: hookSpec("external") } });
+      const hw = withHooks(world, { ticks: 3 });
+      setImage(world, "app:2");
+      for (let i = 0; i < 5; i++) {
+        hookSync(hw);
+        tick(world);
+      }
+      expect(hw.started).toEqual([]);
+      expect(progressing(world)?.reason).toBe("RollingOut");
+      for (const ordinal of [0, 1, 2]) request(world, ordinal, 2);
+      let seenRunning = false;
+      for (let i = 0; i < 40 && progressing(world)?.reason !== "RolloutComplete"; i++) {
+        hookSync(hw);
+        if (world.petSet.status?.hooks?.some((r) => r.hook === "postRollout" && r.phase === "Running"))
+          seenRunning = true;
+        tick(world);
+      }
+      expect(seenRunning).toBe(true);
+      expect(hw.finished).toEqual(["postRollout v2 succeed"]);
+      expect(progressing(world)?.reason).toBe("RolloutComplete");
+      expect(podsOf(world).every((p) => p.version === 2)).toBe(true);
+      expect([...world.violations, ...hw.violations]).toEqual([]);
+    });
+
+    it("a requested pet whose new pod never becomes Ready is still judged by the deadline", () => {
+      const world = externalWorld(policy, { progressDeadlineSeconds: 20 });
+      setImage(world, "app:broken");
+      sync(world);
+      request(world, 2, 2);
+      const plans: Plan[] = [];
+      for (let i = 0; i < 40; i++) {
+        plans.push(sync(world));
+        tick(world);
+      }
+      expect(events(plans)).toContain("ProgressDeadlineExceeded");
+      expect(progressing(world)?.reason).toBe("ProgressDeadlineExceeded");
+    });
+  },
+);
 
 describe("OnDelete promotes currentVersion once every pet runs the target (kubernetes#73492)", () => {
   it.each(["OrderedReady", "Parallel"] as const)("%s", (policy) => {
