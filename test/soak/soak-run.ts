@@ -19,6 +19,7 @@ import {
   type Violation,
 } from "../support/invariant-monitor.js";
 import { type SeriesSummary, sampleProcess, summarize } from "./process-sampler.js";
+import { type ObservedPetSet, petSetGap } from "./soak-verdict.js";
 
 export interface SoakOptions {
   minutes: number;
@@ -30,6 +31,8 @@ export interface SoakOptions {
   changeEveryMs: number;
   /** `petset dev --event-ttl`: short enough that Events reach their steady count within the run. */
   eventTtlSeconds: number;
+  /** After the last change every PetSet must converge within this (default 300 s). */
+  convergeSeconds?: number;
   progress?: (line: string) => void;
 }
 
@@ -39,6 +42,8 @@ export interface SoakResult {
   changeErrors: string[];
   violations: Violation[];
   crashed: string[];
+  /** PetSets not converged `convergeSeconds` after the changes stopped (paused ones resumed). */
+  notConverged: string[];
   samples: {
     t: number;
     server: { rssKiB: number; fds: number };
@@ -156,6 +161,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     changeErrors: [],
     violations: [],
     crashed,
+    notConverged: [],
     samples: [],
     summary: {},
   };
@@ -217,6 +223,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     await new Promise((r2) => setTimeout(r2, o.changeEveryMs));
   }
   await sample();
+  if (crashed.length === 0) result.notConverged = await converge();
   for (const m of monitors) result.violations.push(...(await m.stop()));
   ending = true;
   // Slopes after a 20% warm-up.
@@ -240,4 +247,27 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   await dev.kill();
   rmSync(dir, { recursive: true, force: true });
   return result;
+
+  /** Resumes the paused PetSets, then waits until every one converged; what is still off. */
+  async function converge(): Promise<string[]> {
+    for (const name of paused)
+      await api(`${psPath}/${name}`, {
+        method: "PATCH",
+        headers: { "Content-Type": "application/merge-patch+json" },
+        body: JSON.stringify({ spec: { paused: false } }),
+      });
+    const until = Date.now() + (o.convergeSeconds ?? 300) * 1000;
+    for (;;) {
+      const res = await api(psPath).catch(() => undefined);
+      const items = res?.status === 200 ? ((await res.json()) as { items: ObservedPetSet[] }).items : [];
+      const gaps = items.map(petSetGap).filter((g): g is string => g !== undefined);
+      if (items.length === o.petSets && gaps.length === 0) return [];
+      if (Date.now() >= until)
+        return [
+          ...(items.length !== o.petSets ? [`${items.length} of ${o.petSets} PetSets listed`] : []),
+          ...gaps,
+        ];
+      await new Promise((r2) => setTimeout(r2, 1000));
+    }
+  }
 }
