@@ -21,18 +21,7 @@ export const ALLOW_LIST: readonly AllowListEntry[] = [
     path: "body.message",
     reason: "the same Go %#v template dump in the message (see body.details.causes)",
   },
-  // not implemented: events.k8s.io Event validation, admission plugins
-  {
-    scenario: "event/events-v1-read-as-core-v1",
-    path: "body",
-    reason:
-      "the shim does not validate events.k8s.io Events (reportingController, eventTime, type): it stores what kube refuses",
-  },
-  {
-    scenario: "event/events-v1-read-as-core-v1",
-    path: "status",
-    reason: "the shim does not validate events.k8s.io Events (see body)",
-  },
+  // not implemented: admission plugins
   {
     scenario: "pod/service-account-token-volume",
     path: "body.spec",

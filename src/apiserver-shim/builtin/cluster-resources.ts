@@ -3,6 +3,7 @@ import { eventTable, leaseTable, nodeTable } from "../tables/builtin-tables.js";
 import { isPlainObject } from "../types.js";
 import { defineBuiltin } from "./define.js";
 import { coreEventToV1, eventV1ToCore } from "./event-conversion.js";
+import { validateCoreEventCreate, validateEventsV1Create, validateEventUpdate } from "./event-validation.js";
 
 type Obj = Record<string, unknown>;
 
@@ -29,6 +30,10 @@ export const coreEventsDefinition = defineBuiltin({
   shortNames: ["ev"],
   table: eventTable,
   nameRule: "path-segment",
+  strategy: {
+    validate: validateCoreEventCreate,
+    validateUpdate: (e) => validateEventUpdate(e, "core"),
+  },
   fieldLabels: (o) => {
     const inv = (isPlainObject(o.involvedObject) ? o.involvedObject : {}) as Obj;
     const src = (isPlainObject(o.source) ? o.source : {}) as Obj;
@@ -55,6 +60,10 @@ export const eventsV1Definition = {
     shortNames: ["ev"],
     table: eventTable,
     nameRule: "path-segment",
+    strategy: {
+      validate: (e) => validateEventsV1Create(eventV1ToCore(e)),
+      validateUpdate: (e) => validateEventUpdate(eventV1ToCore(e), "events.k8s.io"),
+    },
     fieldLabels: (o) => {
       const reg = (isPlainObject(o.regarding) ? o.regarding : {}) as Obj;
       const out: Record<string, string> = {

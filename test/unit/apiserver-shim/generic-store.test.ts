@@ -375,6 +375,8 @@ describe("events.k8s.io/v1 shares storage with core/v1 Events", () => {
         reason: "Pulled",
         type: "Normal",
         reportingController: "kubelet",
+        reportingInstance: "node-1",
+        action: "Pulling",
         eventTime: "2025-01-01T00:00:00.000000Z",
       },
       c.ctx(),
