@@ -32,18 +32,6 @@ export const ALLOW_LIST: readonly AllowListEntry[] = [
     path: "body.metadata.finalizers",
     reason: "the PVC protection admission plugin's finalizer is not emulated",
   },
-  {
-    scenario: "pod/delete-unscheduled",
-    step: "delete",
-    path: "body",
-    reason: "kube returns the pod as deleted (deletionTimestamp, grace 0); the shim a Status",
-  },
-  {
-    scenario: "namespace/lifecycle",
-    step: "delete",
-    path: "body.metadata",
-    reason: "the shim sets metadata.finalizers [] and deletionGracePeriodSeconds 0 on a deleted namespace",
-  },
   // messages whose text comes from Go internals
   {
     scenario: ["pod/spec-immutable", "pvc/spec-immutable"],
@@ -81,12 +69,6 @@ export const ALLOW_LIST: readonly AllowListEntry[] = [
     step: "add-finalizer",
     path: "body",
     reason: "kube lists the new finalizers in the message and reports the error twice",
-  },
-  {
-    scenario: "petset/finalizers",
-    step: "remove-finalizer",
-    path: "body.metadata.resourceVersion",
-    reason: "kube returns the last stored resourceVersion when the final update deletes; the shim a new one",
   },
   // tables and discovery
   {

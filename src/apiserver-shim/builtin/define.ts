@@ -23,6 +23,19 @@ export interface BuiltinSpec {
   extraSubresources?: string[];
 }
 
+/**
+ * Built-ins whose DELETE answers the deleted object instead of a Status: the registries the
+ * shim serves that set `ReturnDeletedObject: true` in kube (pkg/registry/core/NAME/storage).
+ */
+const RETURNS_DELETED_OBJECT = new Set([
+  "/pods",
+  "/services",
+  "/serviceaccounts",
+  "/persistentvolumeclaims",
+  "/persistentvolumes",
+  "/namespaces",
+]);
+
 export function defineBuiltin(s: BuiltinSpec): ResourceDefinition {
   const gvKey = s.group ? `apis/${apiVersionOf(s)}` : `api/${s.version}`;
   const typeRoot = builtinTypeRoot(gvKey, s.schema);
@@ -43,6 +56,7 @@ export function defineBuiltin(s: BuiltinSpec): ResourceDefinition {
     ...(s.nameRule ? { nameRule: s.nameRule } : {}),
     strategy: {
       allowUnconditionalUpdate: true,
+      ...(RETURNS_DELETED_OBJECT.has(`${s.group}/${s.resource}`) ? { returnDeletedObject: true } : {}),
       unknownFields: (o) => undeclaredFields(o, typeRoot()),
       dropUnknownFields: (o) => dropUndeclaredFields(o, typeRoot()),
       ...s.strategy,

@@ -45,8 +45,11 @@ export const namespacesDefinition = defineBuiltin({
       ns.spec = deepClone(old.spec);
       ns.metadata.labels = { ...ns.metadata.labels, "kubernetes.io/metadata.name": old.metadata.name! };
     },
+    // kube's namespace REST Delete sets deletionTimestamp and the Terminating phase only: no
+    // deletionGracePeriodSeconds (nor the generation bump of other resources).
     prepareForDelete(ns) {
       ns.status = { ...(isPlainObject(ns.status) ? ns.status : {}), phase: "Terminating" };
+      delete ns.metadata.deletionGracePeriodSeconds;
     },
     pendingFinalization: (ns) => namespaceSpecFinalizers(ns).length > 0,
     admitDelete(ns) {

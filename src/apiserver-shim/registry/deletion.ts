@@ -87,12 +87,16 @@ export function deleteObject(
     }
     return { object: present(def, stored), deleted: false };
   }
-  if (finalizers.size === 0 && grace === 0 && !pending) {
+  // A graceful resource (pods) is marked deleted even with a grace period of 0, then removed
+  // (kube's updateForGracefulDeletionAndFinalizers, then Storage.Delete): see finish().
+  const graceful = def.strategy.gracePeriod !== undefined;
+  if (finalizers.size === 0 && grace === 0 && !pending && !graceful) {
     if (ctx.dryRun) return { object: present(def, stored), deleted: true };
     const gone = store.objects.remove(grKey(def), stored)!;
     return { object: present(def, gone), deleted: true };
   }
-  m.finalizers = [...finalizers];
+  // Finalizers change only when the propagation policy adds one (an absent list stays absent).
+  if (finalizers.size !== (m.finalizers?.length ?? 0)) m.finalizers = [...finalizers];
   m.deletionTimestamp = rfc3339(new Date(now.getTime() + grace * 1000));
   m.deletionGracePeriodSeconds = grace;
   if (m.generation !== undefined && m.generation > 0) m.generation++;
@@ -111,6 +115,13 @@ function finish(
   const immediate =
     !m.finalizers?.length && !(m.deletionGracePeriodSeconds ?? 0) && !def.strategy.pendingFinalization?.(obj);
   if (ctx.dryRun) return { object: present(def, obj), deleted: immediate };
+  if (immediate && def.strategy.gracePeriod) {
+    // As kube: the deletionTimestamp is written (MODIFIED), then the object is removed
+    // (DELETED); the answer is the object as last stored, at the first write's resourceVersion.
+    const marked = store.objects.write(grKey(def), obj);
+    store.objects.remove(grKey(def), marked);
+    return { object: present(def, marked), deleted: true };
+  }
   if (immediate)
     return { object: present(def, store.objects.remove(grKey(def), stored, obj)!), deleted: true };
   return { object: present(def, store.objects.write(grKey(def), obj)), deleted: false };

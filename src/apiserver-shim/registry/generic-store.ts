@@ -284,7 +284,14 @@ export class GenericStore {
     const m = next.metadata;
     const finalized = !m.finalizers?.length && !def.strategy.pendingFinalization?.(next);
     if (m.deletionTimestamp && finalized && !(m.deletionGracePeriodSeconds ?? 0)) {
-      return present(def, this.objects.remove(grKey(def), stored, storedForm(def, next))!);
+      // kube's deleteWithoutFinalizers answers with the updated object at the resourceVersion
+      // it was last stored with; only the DELETED event carries the deletion's.
+      const final = storedForm(def, next);
+      this.objects.remove(grKey(def), stored, final);
+      return present(def, {
+        ...final,
+        metadata: { ...final.metadata, resourceVersion: old.metadata.resourceVersion },
+      });
     }
     return present(def, this.objects.write(grKey(def), storedForm(def, next)));
   }
