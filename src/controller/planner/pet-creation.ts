@@ -1,5 +1,12 @@
 import type { PetSetVersion } from "../../api/index.js";
-import { contentAllowed, createPet, deletePod, ensureClaims, type PlanContext } from "./plan-context.js";
+import {
+  contentAllowed,
+  createPet,
+  deletePod,
+  ensureClaims,
+  inUpdateRange,
+  type PlanContext,
+} from "./plan-context.js";
 import { availableAt, isAvailable, isFinished, isTerminating } from "./pod-health.js";
 
 /**
@@ -11,8 +18,7 @@ import { availableAt, isAvailable, isFinished, isTerminating } from "./pod-healt
 export function chooseCreateVersion(ctx: PlanContext, ordinal: number): PetSetVersion | undefined {
   const { current, target } = ctx.versions;
   const old = ctx.keptOld ?? current;
-  const keepOld =
-    ctx.spec.paused || ctx.holdAtCurrent || (ctx.spec.rollingUpdate && ordinal < ctx.spec.partitionOrdinal);
+  const keepOld = ctx.spec.paused || ctx.holdAtCurrent || !inUpdateRange(ctx, ordinal);
   const preferences = keepOld ? [old, current, target] : [target, old, current];
   return preferences.find((v) => contentAllowed(ctx, v.spec.hash));
 }

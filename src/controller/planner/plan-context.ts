@@ -21,6 +21,8 @@ export interface ResolvedSpec {
   rollingUpdate: boolean;
   /** First ordinal that moves to a new version: start + partition (RollingUpdate only). */
   partitionOrdinal: number;
+  /** With spec.roles while steps hold: the only ordinals that may move (step-pets.ts). */
+  stepPets?: ReadonlySet<number>;
   maxUnavailable: number;
   /** updateStrategy External: pods move only when asked (external.ts). */
   external: boolean;
@@ -91,6 +93,13 @@ export interface PlanContext {
   readonly roleProblems: string[];
   /** Update requests refused under updateStrategy External (external.ts). */
   readonly externalRefusals: string[];
+}
+
+/** May pet `ordinal` move to the target in this pass (RollingUpdate: partition and steps)? */
+export function inUpdateRange(ctx: Pick<PlanContext, "spec">, ordinal: number): boolean {
+  const { spec } = ctx;
+  if (!spec.rollingUpdate) return true;
+  return ordinal >= spec.partitionOrdinal && (spec.stepPets?.has(ordinal) ?? true);
 }
 
 export function event(

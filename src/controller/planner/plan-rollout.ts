@@ -44,6 +44,9 @@
  * Steps (steps.ts): with rollingUpdate.steps the target moves step by step: an effective
  * partition computed from the step reached (never below the user's), pauses until promoted
  * (annotation petset.dev/promote) or for a duration; state on the target version's status.
+ * A step counts pets (step-pets.ts): with spec.roles followers first and the leader last, so
+ * the pets a step allows (spec.stepPets) need not be the top ordinals; a canary step whose only
+ * pet is the leader holds for a promotion.
  *
  * Deadline: no progress (see lastProgressAt) for progressDeadlineSeconds while not complete
  * and not paused, counted only from when this controller began driving (takeover.ts): Progressing=False/ProgressDeadlineExceeded and a Warning. With autoRollback,
@@ -58,8 +61,10 @@
  * back; running hooks no longer asked for are cancelled. Hook records live on version status.
  *
  * Roles (roles.ts): with spec.roles, followers update first; the leader's pet goes last, after
- * its switchover hook, once exactly one pod is labelled leader; scale-down removes a leader only
- * after a switchover.
+ * its switchover hook, once exactly one pod is labelled leader; with none labelled, the pets left
+ * go in ordinal order after half the progress deadline (a Warning LeaderUnknown), so an unknown
+ * leader never stalls the rollout; scale-down removes a leader only after a switchover, each
+ * scale-down its own hook occasion (scale-down-hooks.ts).
  *
  * Status is derived (version-facts.ts): memory lives as facts on the versions, read before
  * planning and recorded after it (recordVersionStatus steps run first), so a wiped status
@@ -151,7 +156,11 @@ export function planRollout(raw: PlanInput): Plan {
     podsByOrdinal,
     now: input.now,
   });
-  const spec = { ...userSpec, partitionOrdinal: rolloutSteps.partitionOrdinal };
+  const spec = {
+    ...userSpec,
+    partitionOrdinal: rolloutSteps.partitionOrdinal,
+    ...(rolloutSteps.pets !== undefined ? { stepPets: rolloutSteps.pets } : {}),
+  };
   const liveContents = new Map<string, number>();
   for (const pod of podsByOrdinal.values()) {
     const content = index.contentOf(pod);

@@ -1,6 +1,13 @@
 import { Annotations } from "../../api/index.js";
 import { gatePreUpdate, inPreUpdate } from "./hooks.js";
-import { contentAllowed, deletePod, event, moveContent, type PlanContext } from "./plan-context.js";
+import {
+  contentAllowed,
+  deletePod,
+  event,
+  inUpdateRange,
+  moveContent,
+  type PlanContext,
+} from "./plan-context.js";
 import { PlanEventReasons } from "./plan-events.js";
 import { isAvailable, isFinished, isRunningAndReady, isTerminating } from "./pod-health.js";
 import { versionMarks } from "./pod-template.js";
@@ -82,7 +89,7 @@ export function replacePod(ctx: PlanContext, pod: PodView, reason: "update" | "r
 }
 
 /**
- * RollingUpdate: ordinals >= partition, highest first. Outdated pods that are not Ready are
+ * RollingUpdate: ordinals >= partition (and among the pets a step allows), highest first. Outdated pods that are not Ready are
  * replaced at once (they serve nothing; SPEC rule 4). Ready ones are replaced while fewer than
  * maxUnavailable pets are unavailable (missing, terminating or not available count, and pets
  * whose postUpdate hook is not done), and for OrderedReady only while every pet is available
@@ -100,7 +107,7 @@ export function planRollingUpdate(
   const targetHash = ctx.versions.target.spec.hash;
   const kept = ctx.keptOld?.spec.hash;
   const candidates = spec.ordinals
-    .filter((o) => o >= spec.partitionOrdinal)
+    .filter((o) => inUpdateRange(ctx, o))
     .sort((a, b) => b - a)
     .map((o) => ctx.podsByOrdinal.get(o))
     .filter((p): p is PodView => p !== undefined && movable(ctx, p))

@@ -8,8 +8,11 @@
  *  - Rolling update order: followers first, highest ordinal first (the update rules and
  *    maxUnavailable apply as without roles). The leader's turn comes once no follower is left
  *    to update and every other pet is available: with exactly one leader, pets of unknown role
- *    go then, and the leader's pet goes last, after its switchover hook (below). With zero or
- *    more than one leader at that point the rollout waits, and says why in Progressing.
+ *    go then, and the leader's pet goes last, after its switchover hook (below). With more than
+ *    one leader at that point the rollout waits, and says why in Progressing. With none (the
+ *    leader is unknown) it waits half the progress deadline, saying so, then the pets left go
+ *    in ordinal order with a Warning Event LeaderUnknown: bounded, never a stall.
+ *  - Steps count pets, followers first and the leader last (step-pets.ts).
  *  - Switchover (`roles.switchover`, a hook like the lifecycle ones, run in the leader's pod):
  *    before the leader's pod is deleted or patched, with PETSET_CANDIDATE = the highest-ordinal
  *    available follower already at the target. Without a hook the leader simply goes last.
@@ -21,10 +24,13 @@
  */
 import type { PetSetVersion } from "../../api/index.js";
 import { gateHook, type HookRequest, hookId } from "./hooks.js";
-import type { PlanContext } from "./plan-context.js";
-import { isAvailable, isRunningAndReady, isTerminating } from "./pod-health.js";
+import { event, inUpdateRange as isInUpdateRange, type PlanContext } from "./plan-context.js";
+import { availableAt, isAvailable, isRunningAndReady, isTerminating } from "./pod-health.js";
 import { scaleDownHookId, scaleDownRecord } from "./scale-down-hooks.js";
-import type { PodView } from "./views.js";
+import { type PodView, toMillis } from "./views.js";
+
+/** Event reason: the rollout goes on without knowing the leader (see leaderUnknown). */
+export const LeaderUnknownReason = "LeaderUnknown";
 
 export type Role = "leader" | "follower" | "unknown";
 
@@ -64,9 +70,7 @@ export function orderByRole(ctx: PlanContext, candidates: readonly PodView[]): P
   if (followers.length > 0 || rest.length === 0) return followers;
   // The leader's turn: every other pet in the update range runs the target, available.
   const target = ctx.versions.target.spec.hash;
-  const inUpdateRange = ctx.spec.ordinals.filter(
-    (o) => !ctx.spec.rollingUpdate || o >= ctx.spec.partitionOrdinal,
-  );
+  const inUpdateRange = ctx.spec.ordinals.filter((o) => isInUpdateRange(ctx, o));
   const othersDone = inUpdateRange.every((o) => {
     const pod = ctx.podsByOrdinal.get(o);
     if (pod === undefined) return false;
@@ -77,16 +81,55 @@ export function orderByRole(ctx: PlanContext, candidates: readonly PodView[]): P
   const leaders = liveLeaders(ctx);
   const key = ctx.input.petSet.spec.roles.labelKey;
   const value = ctx.input.petSet.spec.roles.leader;
-  if (leaders.length !== 1) {
+  if (leaders.length === 0) return leaderUnknown(ctx, rest, inUpdateRange, `${key}=${value}`);
+  if (leaders.length > 1) {
     ctx.roleProblems.push(
-      leaders.length === 0
-        ? `no pod is labelled ${key}=${value}: the leader's pet is not known, ${rest.map((p) => p.name).join(", ")} wait`
-        : `${leaders.length} pods are labelled ${key}=${value} (${leaders.map((p) => p.name).join(", ")}): the leader's pet goes last once exactly one is`,
+      `${leaders.length} pods are labelled ${key}=${value} (${leaders.map((p) => p.name).join(", ")}): the leader's pet goes last once exactly one is`,
     );
     return [];
   }
   const unknown = rest.filter((p) => roleOf(ctx, p) === "unknown");
   return unknown.length > 0 ? unknown : rest;
+}
+
+/**
+ * No pod is labelled leader at the leader's turn (its pod was replaced and the app has not
+ * labelled a new one, or the app labels nothing): wait half the progress deadline from when the
+ * turn came (the last other pet became available at the target, or the rollout started), then
+ * the pets left go in ordinal order, highest first, with a Warning Event. Bounded: it never
+ * runs into the deadline by itself.
+ */
+function leaderUnknown(
+  ctx: PlanContext,
+  rest: PodView[],
+  inRange: readonly number[],
+  label: string,
+): PodView[] {
+  const names = rest.map((p) => p.name).join(", ");
+  const turnAt = Math.max(
+    toMillis(ctx.versions.target.status?.rolloutStartedAt) ?? ctx.input.now,
+    ...inRange
+      .map((o) => ctx.podsByOrdinal.get(o))
+      .filter((p): p is PodView => p !== undefined && !rest.includes(p))
+      .map((p) => availableAt(p, ctx.spec.minReadyMs) ?? ctx.input.now),
+  );
+  const goAt = turnAt + Math.floor(ctx.spec.deadlineMs / 2);
+  if (ctx.input.now < goAt) {
+    ctx.wakeAt.push(goAt);
+    ctx.roleProblems.push(
+      `no pod is labelled ${label}: the leader's pet is not known, ${names} wait (until ${new Date(goAt).toISOString()}, then they go in ordinal order)`,
+    );
+    return [];
+  }
+  ctx.roleProblems.push(`no pod is labelled ${label}: the leader is unknown, ${names} go in ordinal order`);
+  event(
+    ctx,
+    "Warning",
+    LeaderUnknownReason,
+    "petset",
+    `PetSet ${ctx.spec.setName}: no pod is labelled ${label} for half the progress deadline; updating ${names} in ordinal order (highest first) without knowing the leader`,
+  );
+  return [...rest].sort((a, b) => b.ordinal - a.ordinal);
 }
 
 /** Is the pet in its switchover now (started, not cancelled)? It keeps its turn (labels move during one). */

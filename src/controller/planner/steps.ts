@@ -17,8 +17,9 @@
  *    `<T>#full` passes every step. Any other value is stale and ignored, so applying the same
  *    annotation twice promotes once.
  *  - `{pets: N}` (int, or percent of replicas rounded down and at least 1 as maxUnavailable):
- *    the pets at the N highest ordinals may move; when every one of them runs T, available,
- *    the step is passed.
+ *    N pets may move, the N highest ordinals, or with spec.roles followers first and the leader
+ *    last (step-pets.ts); when every one of them runs T, available, the step is passed. A canary
+ *    step whose only pet would be the leader holds for a promotion and says so.
  *  - `{pause: {}}` holds until promoted; `{pause: {duration}}` also passes at pausedAt +
  *    duration (the injected clock; wakeAt). A pause freezes the pets: the count it holds is
  *    recorded when it begins, the previous `pets` count (0 when none) but no more than the pets
@@ -27,7 +28,8 @@
  *    While paused, only the pets that run T from the highest ordinal down stay in range, so a
  *    scale-down (which moves the top) cannot let a lower pet move.
  *  - Passing every step: the user's partition alone applies (the rollout finishes).
- *  - The effective partition is never lower than the user's: pets below it never move.
+ *  - The effective partition is never lower than the user's: pets below it never move. With
+ *    spec.roles the pets a step allows need not be contiguous: they are returned as `pets`.
  * The index, pausedAt, the count held, promotedAt and the promotion applied are recorded on T's status when
  * they change; the PetSet status (rolloutStep, Progressing=True/StepPaused) is derived from
  * them every pass, so a status wipe changes nothing.
@@ -40,8 +42,8 @@ import {
   type RolloutStep,
 } from "../../api/index.js";
 import type { ResolvedSpec } from "./plan-context.js";
-import { isAvailable, isTerminating } from "./pod-health.js";
 import type { RolloutVersions } from "./rollout-target.js";
+import { atTarget, leaderOnlyPet, leadingAtTarget, leadingRunning, rankPets } from "./step-pets.js";
 import type { VersionIndex } from "./version-index.js";
 import type { PodView } from "./views.js";
 
@@ -59,6 +61,8 @@ export interface StepsInput {
 /** Where a step-wise rollout holds, for status and messages. */
 export interface StepHold {
   version: number;
+  /** Why it holds, besides the step itself (e.g. the only pet left is the leader). */
+  note?: string;
   /** 0-based index of the step reached. */
   index: number;
   total: number;
@@ -70,6 +74,8 @@ export interface StepHold {
 export interface StepsDecision {
   /** The first ordinal that may move in this pass (>= the user's partition). */
   partitionOrdinal: number;
+  /** With spec.roles, while the steps hold: the only ordinals that may move (step-pets.ts). */
+  pets?: ReadonlySet<number>;
   /** Set while the steps hold the rollout short of the user's partition. */
   hold?: StepHold;
   /** The target's new `status.steps`, when it changed. */
@@ -146,7 +152,8 @@ export function planSteps(input: StepsInput): StepsDecision {
 
   const target: PetSetVersion = versions.target;
   const end = spec.start + spec.replicas;
-  const partitionFor = (count: number) => Math.max(userPartition, end - count);
+  const ranked = rankPets(input, target);
+  const selection = (count: number) => ranked.slice(0, Math.max(0, count));
   const recorded = target.status?.steps;
   let i = Math.min(recorded?.index ?? 0, steps.length);
   let pausedAt = recorded?.pausedAt;
@@ -169,10 +176,19 @@ export function planSteps(input: StepsInput): StepsDecision {
   let wakeAt: number | undefined;
   let progressAt = promotedAt !== undefined ? Date.parse(promotedAt) : undefined;
   let waitingFor: StepHold["waitingFor"] | undefined;
+  let note: string | undefined;
   while (i < steps.length) {
     const step = steps[i] as RolloutStep;
     if ("pets" in step) {
-      if (!reached(input, partitionFor(countAt(steps, i, spec.replicas)), target)) {
+      const pets = selection(countAt(steps, i, spec.replicas));
+      const leader = i < steps.length - 1 ? leaderOnlyPet(input, pets, target) : undefined;
+      if (leader !== undefined) {
+        // A canary never risks the leader alone (step-pets.ts): hold until promoted.
+        waitingFor = "promote";
+        note = `the only pet this step may move is the leader ${leader} (spec.roles): it moves once promoted`;
+        break;
+      }
+      if (!pets.every((o) => atTarget(input, o, target))) {
         waitingFor = "pets";
         break;
       }
@@ -182,7 +198,7 @@ export function planSteps(input: StepsInput): StepsDecision {
     const startedAt = pausedAt !== undefined ? Date.parse(pausedAt) : now;
     if (pausedAt === undefined) {
       pausedAt = new Date(now).toISOString();
-      held = Math.min(countAt(steps, i, spec.replicas), atTargetFromTop(input, userPartition, target));
+      held = Math.min(countAt(steps, i, spec.replicas), leadingAtTarget(input, ranked, target));
     }
     const ms = step.pause.duration !== undefined ? durationMs(step.pause.duration) : undefined;
     if (ms !== undefined && now >= startedAt + ms) {
@@ -202,13 +218,17 @@ export function planSteps(input: StepsInput): StepsDecision {
   if (held !== undefined) next.pets = held;
   if (promotedAt !== undefined) next.promotedAt = promotedAt;
   if (promotion !== undefined) next.promotion = promotion;
-  let partitionOrdinal =
-    i >= steps.length ? userPartition : partitionFor(held ?? countAt(steps, i, spec.replicas));
-  // A pause freezes the pets even when the set is scaled meanwhile: the count held was taken
-  // from the top, and a scale-down moves the top. Only pets that run T now stay in range.
-  if (i < steps.length && pausedAt !== undefined)
-    partitionOrdinal = Math.max(partitionOrdinal, end - runsTargetFromTop(input, target));
-  const decision: StepsDecision = { partitionOrdinal };
+  const decision: StepsDecision = { partitionOrdinal: userPartition };
+  if (i < steps.length) {
+    let count = held ?? countAt(steps, i, spec.replicas);
+    // A pause freezes the pets even when the set is scaled meanwhile: the count held was taken
+    // from the pets at T, and a scale-down moves the top. Only pets that run T now stay in range.
+    if (pausedAt !== undefined) count = Math.min(count, leadingRunning(input, ranked, target));
+    if (note !== undefined) count = 0;
+    const pets = selection(count);
+    if (input.petSet.spec.roles !== undefined) decision.pets = new Set(pets);
+    else decision.partitionOrdinal = Math.max(userPartition, end - pets.length);
+  }
   if (!sameSteps(recorded, next)) decision.record = next;
   if (wakeAt !== undefined) decision.wakeAt = wakeAt;
   if (progressAt !== undefined && !Number.isNaN(progressAt)) decision.progressAt = progressAt;
@@ -216,52 +236,9 @@ export function planSteps(input: StepsInput): StepsDecision {
   if (step !== undefined && waitingFor !== undefined) {
     decision.hold = { version: target.spec.version, index: i, total: steps.length, step, waitingFor };
     if (wakeAt !== undefined) decision.hold.resumeAt = wakeAt;
+    if (note !== undefined) decision.hold.note = note;
   }
   return decision;
-}
-
-/** Every pet at or above `fromOrdinal` runs the target's content and is available. */
-function reached(input: StepsInput, fromOrdinal: number, target: PetSetVersion): boolean {
-  const { spec, index, podsByOrdinal, now } = input;
-  return spec.ordinals.every((o) => {
-    if (o < fromOrdinal) return true;
-    const pod = podsByOrdinal.get(o);
-    return (
-      pod !== undefined &&
-      !isTerminating(pod) &&
-      index.contentOf(pod) === target.spec.hash &&
-      isAvailable(pod, spec.minReadyMs, now)
-    );
-  });
-}
-
-/** Pets from the highest ordinal down (not below `fromOrdinal`) that run T, available, in a row. */
-function atTargetFromTop(input: StepsInput, fromOrdinal: number, target: PetSetVersion): number {
-  const { spec, index, podsByOrdinal, now } = input;
-  let n = 0;
-  for (let o = spec.start + spec.replicas - 1; o >= Math.max(spec.start, fromOrdinal); o--) {
-    const pod = podsByOrdinal.get(o);
-    const at =
-      pod !== undefined &&
-      !isTerminating(pod) &&
-      index.contentOf(pod) === target.spec.hash &&
-      isAvailable(pod, spec.minReadyMs, now);
-    if (!at) break;
-    n++;
-  }
-  return n;
-}
-
-/** Pods from the highest ordinal down that run T's content (whatever their state), in a row. */
-function runsTargetFromTop(input: StepsInput, target: PetSetVersion): number {
-  const { spec, index, podsByOrdinal } = input;
-  let n = 0;
-  for (let o = spec.start + spec.replicas - 1; o >= spec.start; o--) {
-    const pod = podsByOrdinal.get(o);
-    if (pod === undefined || index.contentOf(pod) !== target.spec.hash) break;
-    n++;
-  }
-  return n;
 }
 
 function sameSteps(a: VersionSteps | undefined, b: VersionSteps): boolean {
@@ -282,7 +259,7 @@ export function stepHoldMessage(setName: string, hold: StepHold): string {
     case "pets":
       return `${at}: moving pets`;
     case "promote":
-      return `${at}: paused until promoted (kubectl petset promote ${setName})`;
+      return `${at}: ${hold.note !== undefined ? `${hold.note}; ` : ""}paused until promoted (kubectl petset promote ${setName})`;
     case "time":
       return `${at}: paused until ${new Date(hold.resumeAt ?? 0).toISOString()} or promoted (kubectl petset promote ${setName})`;
   }
