@@ -1,4 +1,4 @@
-/** ClaimControl: creates and deletes the pets' PersistentVolumeClaims. */
+/** ClaimControl: creates, labels and deletes the pets' PersistentVolumeClaims. */
 import {
   CoreV1Api,
   type KubeConfig,
@@ -11,8 +11,23 @@ import { isAlreadyExists, isNotFound } from "./api-errors.js";
 import type { WriteCounter } from "./write-counter.js";
 
 export interface ClaimControl {
-  /** If this returns without error, the claim exists; an existing claim is never replaced. */
-  create(namespace: string, claim: V1PersistentVolumeClaim): Promise<void>;
+  /**
+   * If this returns without error, the claim exists; an existing claim is never replaced
+   * (`created: false`: the name was taken, and the caller decides what the claim is to it).
+   */
+  create(namespace: string, claim: V1PersistentVolumeClaim): Promise<{ created: boolean }>;
+  /** An uncached read (undefined when the claim does not exist): for claims no cache shows. */
+  get(namespace: string, name: string): Promise<V1PersistentVolumeClaim | undefined>;
+  /**
+   * Adds labels with a JSON merge patch carrying the resourceVersion that was read (409 if the
+   * claim changed or was replaced since: a new incarnation has another resourceVersion).
+   */
+  addLabels(
+    namespace: string,
+    name: string,
+    resourceVersion: string,
+    labels: Record<string, string>,
+  ): Promise<void>;
   /**
    * Deletes exactly the claim the planner saw: uid and resourceVersion preconditions (SPEC
    * rule 7), so a claim recreated or changed since the read is kept (409 Conflict, and the
@@ -40,10 +55,27 @@ export function createClaimControl(kubeConfig: KubeConfig, writes: WriteCounter)
       writes.count("create", "persistentvolumeclaims");
       try {
         await api.createNamespacedPersistentVolumeClaim({ namespace, body: claim });
+        return { created: true };
       } catch (err) {
         // A claim that already exists is the pet's storage: keep it (stable storage).
         if (!isAlreadyExists(err)) throw err;
+        return { created: false };
       }
+    },
+    async get(namespace, name) {
+      try {
+        return await api.readNamespacedPersistentVolumeClaim({ namespace, name });
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+    async addLabels(namespace, name, resourceVersion, labels) {
+      writes.count("patch", "persistentvolumeclaims");
+      await api.patchNamespacedPersistentVolumeClaim(
+        { name, namespace, body: { metadata: { resourceVersion, labels } } },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
     },
     async delete(namespace, name, uid, resourceVersion) {
       writes.count("delete", "persistentvolumeclaims");

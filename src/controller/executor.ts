@@ -5,16 +5,21 @@
  *
  * Every write leaves an expectation (expectations.ts) of what the cache will show, also when
  * it failed because the view was stale (409 on a precondition, AlreadyExists, a delete that
- * found nothing): the next plan waits until the cache has caught up. A delete that found
- * nothing ends the plan with StaleViewError: its other steps were decided on a stale view.
+ * found nothing): the next plan waits until the cache has caught up. Creates and deletes
+ * record it before the request (expectBefore: kept when the answer is lost, withdrawn when the
+ * API server refuses); patches after the answer. A delete that found nothing ends the plan
+ * with StaleViewError: its other steps were decided on a stale view. A claim create that finds
+ * the name taken goes on with the existing claim (existing-claim.ts).
  */
 import type { V1PersistentVolumeClaim } from "@kubernetes/client-node";
 import { Annotations, type PetSet, type PetSetVersion } from "../api/index.js";
 import { createMergePatch } from "../util/merge-patch.js";
 import { contentOf } from "../versions/content.js";
-import { isAlreadyExists, isConflict } from "./api-errors.js";
+import { isConflict } from "./api-errors.js";
 import type { ClaimControl } from "./claim-control.js";
-import type { Expectation } from "./expectations.js";
+import type { EventRecorder } from "./event-recorder.js";
+import { useExistingClaim } from "./existing-claim.js";
+import { type Expect, type Expectation, expectBefore, sendWithIntent } from "./expectations.js";
 import type { PetSetWriter, VersionControl } from "./petset-client.js";
 import type {
   AnnotateTargetVersionStep,
@@ -31,7 +36,9 @@ export interface ExecutorDeps {
   petSets: PetSetWriter;
   versions: Pick<VersionControl, "recordStatus">;
   /** Receives what the cache must show before the next plan of this PetSet. */
-  expect?: (e: Expectation) => void;
+  expect?: Expect;
+  /** Tells the user about claims found in place of the ones the plan creates. */
+  events?: EventRecorder;
 }
 
 /** The cache showed something the API no longer has: the plan was made on a stale view. */
@@ -102,7 +109,7 @@ export async function executeSteps(
         expectChange();
         if (rv !== undefined) result.petSetResourceVersion = rv;
       } else {
-        await executeStep(deps, ns, step);
+        await executeStep(deps, petSet, step);
       }
       result.done++;
     } catch (err) {
@@ -114,25 +121,31 @@ export async function executeSteps(
 
 async function executeStep(
   deps: ExecutorDeps,
-  ns: string,
+  petSet: PetSet,
   step: Exclude<Step, RollbackToStep>,
 ): Promise<void> {
+  const ns = petSet.metadata.namespace ?? "default";
   const expect = (e: Expectation) => deps.expect?.(e);
   switch (step.kind) {
     case "createClaim": {
-      await deps.claims.create(ns, step.claim as V1PersistentVolumeClaim);
-      expect({ kind: "present", resource: "persistentvolumeclaims", name: step.claim.metadata?.name ?? "" });
+      const name = step.claim.metadata?.name ?? "";
+      const present = { kind: "present", resource: "persistentvolumeclaims", name } as const;
+      const withdraw = deps.expect?.(present) ?? (() => {});
+      const { created } = await sendWithIntent(withdraw, present, () =>
+        deps.claims.create(ns, step.claim as V1PersistentVolumeClaim),
+      );
+      if (created) return;
+      if ((await useExistingClaim(deps, petSet, step, withdraw)) === "gone")
+        throw new StaleViewError(
+          `claim ${name} existed when created and is gone now: the cache is behind the API`,
+        );
       return;
     }
     case "createPod": {
       const name = step.pod.metadata?.name ?? "";
-      try {
-        const { uid } = await deps.pods.create(ns, step.pod);
-        expect({ kind: "present", resource: "pods", name, ...(uid !== undefined ? { uid } : {}) });
-      } catch (err) {
-        if (isAlreadyExists(err)) expect({ kind: "present", resource: "pods", name });
-        throw err;
-      }
+      await expectBefore(deps.expect, { kind: "present", resource: "pods", name }, () =>
+        deps.pods.create(ns, step.pod),
+      );
       return;
     }
     case "deletePod": {
@@ -145,21 +158,20 @@ async function executeStep(
           uid: step.uid,
           from: step.resourceVersion,
         });
-      const { deleted } = await expectOnConflict(
-        deps.pods.delete(ns, step.podName, step.uid, step.resourceVersion),
-        changed,
+      const { deleted } = await expectBefore(deps.expect, gone, () =>
+        expectOnConflict(deps.pods.delete(ns, step.podName, step.uid, step.resourceVersion), changed),
       );
-      expect(gone);
       if (!deleted)
         throw new StaleViewError(`pod ${step.podName} was already gone: the cache is behind the API`);
       return;
     }
     case "deleteClaim": {
       const claim = { resource: "persistentvolumeclaims", name: step.claimName, uid: step.uid } as const;
-      await expectOnConflict(deps.claims.delete(ns, step.claimName, step.uid, step.resourceVersion), () =>
-        expect({ kind: "changed", ...claim, from: step.resourceVersion }),
+      await expectBefore(deps.expect, { kind: "gone", ...claim }, () =>
+        expectOnConflict(deps.claims.delete(ns, step.claimName, step.uid, step.resourceVersion), () =>
+          expect({ kind: "changed", ...claim, from: step.resourceVersion }),
+        ),
       );
-      expect({ kind: "gone", resource: "persistentvolumeclaims", name: step.claimName, uid: step.uid });
       return;
     }
     case "recordVersionStatus": {
@@ -170,11 +182,13 @@ async function executeStep(
           name: step.versionName,
           from: step.resourceVersion,
         });
-      await expectOnConflict(
+      const written = await expectOnConflict(
         deps.versions.recordStatus(ns, step.versionName, step.resourceVersion, step.status),
         changed,
       );
-      changed();
+      // Nothing to wait for when nothing was written (the version is gone) or nothing changed.
+      if (written.resourceVersion !== undefined && written.resourceVersion !== step.resourceVersion)
+        changed();
       return;
     }
     default: {

@@ -6,29 +6,87 @@
  * writes. Pure functions over plain data; the ExpectationStore below only keeps them per key.
  *
  * Rules:
- *  - create (pod, claim, version) → `present`: the cache shows an object of that name. With
- *    the uid from the create response, a different uid also counts: the name was free when the
- *    create succeeded, so another incarnation can only be newer than ours.
- *  - create that failed with AlreadyExists → `present` (any uid): the cache missed an object.
+ *  - create (pod, claim, version) → `present`: the cache shows an object of that name (any
+ *    uid: the name was free when the create landed, so another incarnation can only be newer).
  *  - delete (pod, claim) → `gone`: the cache shows no object with that uid under the name, or
  *    shows it terminating (deletionTimestamp set). A delete that returned NotFound expects the
  *    same, and ends the plan: the view it was made on was stale, so the rest of its steps are
  *    not executed (a NotFound never buys a second delete within maxUnavailable).
  *  - patch with a resourceVersion precondition (or one that failed with 409) → `changed`:
  *    the cache shows that uid at a resourceVersion other than the one the write was based on,
- *    or no longer shows it (without a uid, the resourceVersion alone decides). Watch events of one object arrive in order, so any other
- *    resourceVersion of that object is at least as new as our write (no ordering of
- *    resourceVersions is assumed: they are opaque).
+ *    or no longer shows it (without a uid, the resourceVersion alone decides). Watch events of
+ *    one object arrive in order, so any other resourceVersion of that object is at least as
+ *    new as our write (no ordering of resourceVersions is assumed: they are opaque). A write
+ *    the server answered with the resourceVersion it was based on changed nothing (a no-op
+ *    patch): nothing is expected of it.
  *  - An expectation not observed within the timeout is dropped (a relist can skip states);
  *    the caller logs it and counts it in `petset_expectations_expired_total`.
+ *
+ * When an expectation is recorded (issue 24): intent first for creates and deletes, after the
+ * answer for patches.
+ *  - Creates and deletes (expectBefore): the expectation is recorded before the request is
+ *    sent, withdrawn when the API server refuses it (write-answer.ts: a Status answer; 409
+ *    AlreadyExists and a delete's NotFound keep it, the object exists or is gone), and kept
+ *    on an indeterminate answer (timeout, reset, a 504) until the cache shows the object or it
+ *    expires. A create whose answer was lost may have landed; an object that exists but that
+ *    the cache does not show yet is invisible to the planner, which would count a free pet, a
+ *    version not live, a budget unused, and decide on that: create a pod of a third version,
+ *    or a second pod for a pet. The same holds for a delete: the cache still shows the pod it
+ *    deleted as available. So a lost answer holds the next plan until the cache shows what
+ *    happened, or 30 s if nothing did (the cost of not knowing: safety over liveness).
+ *  - Patches with a resourceVersion precondition (pod relabels and in-place updates, version
+ *    facts, ownerReferences, the PetSet's status and rollbacks): after the answer. The object
+ *    stays visible either way, at the state the write was based on, and a plan on that view
+ *    repeats the same write, whose precondition then fails with 409 if the first one landed
+ *    (which expects the change). An intent-first expectation of a patch lost before it landed
+ *    would hold every later sync of the PetSet for the timeout (30 s) for nothing: the status
+ *    write, issued on every change, made that visible under network faults.
  */
+import { isAlreadyExists, isNotFound } from "./api-errors.js";
+import { isDefiniteRefusal } from "./write-answer.js";
 
 export type ExpectedResource = "pods" | "persistentvolumeclaims" | "petsetversions" | "petsets";
 
-export type Expectation =
-  | { kind: "present"; resource: ExpectedResource; name: string; uid?: string }
-  | { kind: "gone"; resource: ExpectedResource; name: string; uid: string }
-  | { kind: "changed"; resource: ExpectedResource; name: string; uid?: string; from: string };
+/** `R`: the resources a store's lookup knows (hook Jobs keep their own store, with "jobs"). */
+export type Expectation<R extends string = ExpectedResource> =
+  | { kind: "present"; resource: R; name: string; uid?: string }
+  | { kind: "gone"; resource: R; name: string; uid: string }
+  | { kind: "changed"; resource: R; name: string; uid?: string; from: string };
+
+/** Takes back one recorded expectation (its write was refused: the cache will never show it). */
+export type Withdraw = () => void;
+
+/** Records what the cache must show before the next plan; returns how to take it back. */
+export type Expect<R extends string = ExpectedResource> = (e: Expectation<R>) => Withdraw | undefined;
+
+/**
+ * A create or a delete, intent first (see the header): `e` is recorded before `write` is
+ * sent, withdrawn if the API server refuses the write, kept if the answer is lost or says the
+ * object exists (AlreadyExists) or is gone already (NotFound on a delete, `gone` only).
+ */
+export async function expectBefore<T, R extends string = ExpectedResource>(
+  expect: Expect<R> | undefined,
+  e: Expectation<R>,
+  write: () => Promise<T>,
+): Promise<T> {
+  return sendWithIntent(expect?.(e), e, write);
+}
+
+/** expectBefore once `e` is recorded (`withdraw` takes it back): for callers that keep it. */
+export async function sendWithIntent<T, R extends string = ExpectedResource>(
+  withdraw: Withdraw | undefined,
+  e: Expectation<R>,
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    const alreadyDone =
+      (e.kind === "present" && isAlreadyExists(err)) || (e.kind === "gone" && isNotFound(err));
+    if (withdraw !== undefined && isDefiniteRefusal(err) && !alreadyDone) withdraw();
+    throw err;
+  }
+}
 
 /** What the cache holds under a name: enough to judge an expectation. */
 export interface CachedObject {
@@ -37,9 +95,12 @@ export interface CachedObject {
   terminating: boolean;
 }
 
-export type CacheLookup = (resource: ExpectedResource, name: string) => CachedObject | undefined;
+export type CacheLookup<R extends string = ExpectedResource> = (
+  resource: R,
+  name: string,
+) => CachedObject | undefined;
 
-export function isObserved(e: Expectation, lookup: CacheLookup): boolean {
+export function isObserved<R extends string>(e: Expectation<R>, lookup: CacheLookup<R>): boolean {
   const cached = lookup(e.resource, e.name);
   switch (e.kind) {
     case "present":
@@ -55,7 +116,7 @@ export function isObserved(e: Expectation, lookup: CacheLookup): boolean {
   }
 }
 
-export function describeExpectation(e: Expectation): string {
+export function describeExpectation<R extends string>(e: Expectation<R>): string {
   const what = `${e.resource}/${e.name}`;
   switch (e.kind) {
     case "present":
@@ -67,39 +128,46 @@ export function describeExpectation(e: Expectation): string {
   }
 }
 
-interface Pending {
-  expectation: Expectation;
+interface Pending<R extends string> {
+  expectation: Expectation<R>;
   /** Clock time it was recorded at. */
   at: number;
 }
 
-export interface PendingCheck {
+export interface PendingCheck<R extends string = ExpectedResource> {
   /** Expectations the cache has not shown yet (not expired). */
-  pending: Expectation[];
+  pending: Expectation<R>[];
   /** Expectations dropped by this check because they timed out. */
-  expired: Expectation[];
+  expired: Expectation<R>[];
   /** When the oldest pending one expires (clock time), if any. */
   expiresAt?: number;
 }
 
 /** Expectations per PetSet key. Memory only: a restarted controller lists fresh caches. */
-export class ExpectationStore {
-  private readonly byKey = new Map<string, Pending[]>();
+export class ExpectationStore<R extends string = ExpectedResource> {
+  private readonly byKey = new Map<string, Pending<R>[]>();
 
   constructor(private readonly timeoutMs: number) {}
 
-  expect(key: string, expectation: Expectation, now: number): void {
+  /** Records an expectation; the returned function withdraws exactly this one. */
+  expect(key: string, expectation: Expectation<R>, now: number): Withdraw {
+    const entry: Pending<R> = { expectation, at: now };
     const list = this.byKey.get(key) ?? [];
-    list.push({ expectation, at: now });
+    list.push(entry);
     this.byKey.set(key, list);
+    return () => {
+      const left = (this.byKey.get(key) ?? []).filter((p) => p !== entry);
+      if (left.length === 0) this.byKey.delete(key);
+      else this.byKey.set(key, left);
+    };
   }
 
   /** Drops observed and timed-out expectations of `key`; reports what is left. */
-  check(key: string, lookup: CacheLookup, now: number): PendingCheck {
+  check(key: string, lookup: CacheLookup<R>, now: number): PendingCheck<R> {
     const list = this.byKey.get(key);
     if (list === undefined) return { pending: [], expired: [] };
-    const left: Pending[] = [];
-    const expired: Expectation[] = [];
+    const left: Pending<R>[] = [];
+    const expired: Expectation<R>[] = [];
     for (const p of list) {
       if (isObserved(p.expectation, lookup)) continue;
       if (now - p.at >= this.timeoutMs) expired.push(p.expectation);
@@ -107,13 +175,13 @@ export class ExpectationStore {
     }
     if (left.length === 0) this.byKey.delete(key);
     else this.byKey.set(key, left);
-    const result: PendingCheck = { pending: left.map((p) => p.expectation), expired };
+    const result: PendingCheck<R> = { pending: left.map((p) => p.expectation), expired };
     if (left.length > 0) result.expiresAt = Math.min(...left.map((p) => p.at)) + this.timeoutMs;
     return result;
   }
 
   /** Drops the expectations of `key` that `matches` selects (ones the cache can never show). */
-  drop(key: string, matches: (e: Expectation) => boolean): void {
+  drop(key: string, matches: (e: Expectation<R>) => boolean): void {
     const left = (this.byKey.get(key) ?? []).filter((p) => !matches(p.expectation));
     if (left.length === 0) this.byKey.delete(key);
     else this.byKey.set(key, left);

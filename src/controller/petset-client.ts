@@ -24,16 +24,33 @@ export interface VersionControl {
   adopt(namespace: string, name: string, resourceVersion: string, owner: OwnerRef): Promise<void>;
   /**
    * Writes the version's rollout facts (its `status` subresource) as a merge patch; fails with
-   * 409 if the version changed since `resourceVersion`. NotFound counts as done: the version
-   * is gone (nothing left to record), or the CRD predates the status subresource, and then the
-   * PetSet status stays the only memory, as before facts existed (docs/operations.md).
+   * 409 if the version changed since `resourceVersion`. Resolves with the version's new
+   * resourceVersion (the one it was based on when the patch changed nothing); with none when
+   * the version is gone (NotFound: nothing left to record). A CRD that predates the status
+   * subresource also answers NotFound, for a version that exists: that fails with
+   * VersionStatusSubresourceMissing (docs/operations.md).
    */
   recordStatus(
     namespace: string,
     name: string,
     resourceVersion: string,
     status: PetSetVersionStatus,
-  ): Promise<void>;
+  ): Promise<{ resourceVersion?: string }>;
+}
+
+/**
+ * The PetSetVersion CRD serves no `status` subresource (installed before rollout facts
+ * existed). Facts that cannot be recorded would make a later status wipe unsafe, so the sync
+ * moves no pod and says so (issue 24 item 7).
+ */
+export class VersionStatusSubresourceMissing extends Error {
+  readonly reason = "VersionStatusSubresourceMissing";
+  constructor() {
+    super(
+      `the CRD ${VERSION_PLURAL}.${GROUP} serves no status subresource (it predates this controller), so rollout facts cannot be recorded: upgrade the CRDs with kubectl apply -f crds/`,
+    );
+    this.name = "VersionStatusSubresourceMissing";
+  }
 }
 
 export interface OwnerRef {
@@ -143,7 +160,7 @@ export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter)
           promotion: null,
           ...st.steps,
         };
-        await api.patchNamespacedCustomObjectStatus(
+        const written = (await api.patchNamespacedCustomObjectStatus(
           {
             ...psv,
             namespace,
@@ -151,10 +168,21 @@ export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter)
             body: { metadata: { resourceVersion }, status: { ...st, ...(steps ? { steps } : {}) } },
           },
           merge,
-        );
+        )) as { metadata?: { resourceVersion?: string } } | undefined;
+        const rv = written?.metadata?.resourceVersion;
+        return rv === undefined ? {} : { resourceVersion: rv };
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
+      // NotFound on /status: the version is gone, or the CRD serves no status subresource (kube
+      // answers the same NotFound for both). An uncached read tells which.
+      try {
+        await api.getNamespacedCustomObject({ ...psv, namespace, name });
+      } catch (err) {
+        if (isNotFound(err)) return {};
+        throw err;
+      }
+      throw new VersionStatusSubresourceMissing();
     },
   };
   const petSets: PetSetWriter & PetSetReader = {

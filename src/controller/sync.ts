@@ -41,12 +41,18 @@ import {
 import type { ClaimControl } from "./claim-control.js";
 import type { EventRecorder, EventTarget, RecordedEvent } from "./event-recorder.js";
 import { executeSteps, StaleViewError, StepError } from "./executor.js";
-import type { Expectation, ExpectationStore } from "./expectations.js";
+import { type Expect, type Expectation, type ExpectationStore, expectBefore } from "./expectations.js";
 import type { HookRunner } from "./hooks/runner.js";
 import type { ControllerCaches } from "./informers.js";
 import type { ControllerMetrics } from "./metrics.js";
 import { cachedPodView, cachedVersions, parsePetSet } from "./parsed-cache.js";
-import type { PetSetReader, PetSetWriter, StatusUpdater, VersionControl } from "./petset-client.js";
+import {
+  type PetSetReader,
+  type PetSetWriter,
+  type StatusUpdater,
+  type VersionControl,
+  VersionStatusSubresourceMissing,
+} from "./petset-client.js";
 import { claimViewFromV1, planRollout } from "./planner/index.js";
 import type { PodControl } from "./pod-control.js";
 import { forgetPetSetGauges, updatePetSetGauges } from "./pod-gauges.js";
@@ -120,11 +126,7 @@ export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncRes
   }
 }
 
-async function syncParsed(
-  ctx: SyncContext,
-  petSet: PetSet,
-  expect: (e: Expectation) => void,
-): Promise<SyncResult> {
+async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Promise<SyncResult> {
   const namespace = petSet.metadata.namespace ?? "default";
   const name = petSet.metadata.name ?? "";
   let versions = cachedVersions(ctx.caches, ctx.logger, namespace, name);
@@ -161,15 +163,14 @@ async function syncParsed(
   if (versionPlan.action === "create") {
     const v = versionPlan.version;
     const vName = v.metadata.name ?? versionName(name, v.spec.version);
+    // Intent first (expectations.ts): a create whose answer is lost may have landed.
     try {
-      await ctx.versions.create(v);
+      await expectBefore(expect, { kind: "present", resource: "petsetversions", name: vName }, () =>
+        ctx.versions.create(v),
+      );
       ctx.logger.debug({ petSet: `${namespace}/${name}`, version: vName }, "version recorded");
-      expect({ kind: "present", resource: "petsetversions", name: vName });
     } catch (err) {
-      if (isAlreadyExists(err)) {
-        expect({ kind: "present", resource: "petsetversions", name: vName });
-        return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
-      }
+      if (isAlreadyExists(err)) return { requeueAfterMs: STALE_CACHE_REQUEUE_MS };
       throw err;
     }
     const cause = v.spec.changeCause ? `: ${v.spec.changeCause}` : "";
@@ -268,8 +269,14 @@ async function syncParsed(
       cause instanceof StaleViewError
     ) {
       requeueAfterMs = STALE_CACHE_REQUEUE_MS;
-    } else if (code === 422 || code === 403 || code === 400) {
-      // The API refuses what the spec asks for: tell the user where, keep other PetSets going.
+    } else if (
+      code === 422 ||
+      code === 403 ||
+      code === 400 ||
+      cause instanceof VersionStatusSubresourceMissing
+    ) {
+      // The API refuses what the spec asks for (or an old CRD cannot hold the version facts):
+      // tell the user where, keep other PetSets going.
       const message = `${err instanceof Error ? err.message.split(":")[0] : "step"}: ${describeApiError(cause)}`;
       status = withCondition(
         status,

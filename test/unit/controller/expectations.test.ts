@@ -1,10 +1,21 @@
+import { ApiException } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import {
   type CachedObject,
   type Expectation,
   ExpectationStore,
+  expectBefore,
   isObserved,
 } from "../../../src/controller/expectations.js";
+import { isDefiniteRefusal } from "../../../src/controller/write-answer.js";
+
+const status = (code: number, reason: string, message: string) =>
+  new ApiException(
+    code,
+    message,
+    JSON.stringify({ kind: "Status", status: "Failure", code, reason, message }),
+    {},
+  );
 
 const obj = (uid: string, resourceVersion: string, terminating = false): CachedObject => ({
   uid,
@@ -108,5 +119,97 @@ describe("ExpectationStore", () => {
     expect(store.check("ns/b", () => undefined, 0).pending).toEqual([]);
     store.forget("ns/a");
     expect(store.check("ns/a", () => undefined, 0).pending).toEqual([]);
+  });
+});
+
+describe("isDefiniteRefusal (write-answer.ts)", () => {
+  const cases: { name: string; err: unknown; definite: boolean }[] = [
+    { name: "422 Invalid", err: status(422, "Invalid", "spec.x: Invalid value"), definite: true },
+    { name: "409 Conflict", err: status(409, "Conflict", "the object has been modified"), definite: true },
+    {
+      name: "409 AlreadyExists",
+      err: status(409, "AlreadyExists", 'pods "web-0" already exists'),
+      definite: true,
+    },
+    { name: "429 TooManyRequests", err: status(429, "TooManyRequests", "too many requests"), definite: true },
+    {
+      name: "500 with a Status",
+      err: status(500, "InternalError", "admission webhook failed"),
+      definite: true,
+    },
+    {
+      name: "504 Timeout",
+      err: status(
+        504,
+        "Timeout",
+        "the server was unable to return a response in the time allotted, but may still be processing the request",
+      ),
+      definite: false,
+    },
+    {
+      name: "500 ServerTimeout",
+      err: status(500, "ServerTimeout", "the server cannot complete the requested operation at this time"),
+      definite: false,
+    },
+    {
+      name: "500 etcd timeout",
+      err: status(500, "InternalError", "etcdserver: request timed out"),
+      definite: false,
+    },
+    {
+      name: "502 from a proxy (no Status body)",
+      err: new ApiException(502, "Bad Gateway", "<html>bad gateway</html>", {}),
+      definite: false,
+    },
+    {
+      name: "a reset",
+      err: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }),
+      definite: false,
+    },
+    { name: "a timeout", err: Object.assign(new Error("aborted"), { name: "AbortError" }), definite: false },
+  ];
+  for (const c of cases) {
+    it(c.name, () => {
+      expect(isDefiniteRefusal(c.err)).toBe(c.definite);
+    });
+  }
+});
+
+describe("expectBefore", () => {
+  const e: Expectation = { kind: "present", resource: "pods", name: "web-0" };
+  const pendingAfter = async (err: unknown) => {
+    const store = new ExpectationStore(1000);
+    const record = (x: Expectation) => store.expect("ns/web", x, 0);
+    await expectBefore(record, e, () => Promise.reject(err)).catch(() => undefined);
+    return store.check("ns/web", () => undefined, 1).pending;
+  };
+
+  it("records before the write, withdraws on a refusal, keeps on a lost answer or AlreadyExists", async () => {
+    const store = new ExpectationStore(1000);
+    let seenDuringWrite: Expectation[] = [];
+    await expectBefore(
+      (x: Expectation) => store.expect("ns/web", x, 0),
+      e,
+      async () => {
+        seenDuringWrite = store.check("ns/web", () => undefined, 0).pending;
+      },
+    );
+    expect(seenDuringWrite).toEqual([e]);
+    expect(await pendingAfter(status(422, "Invalid", "no"))).toEqual([]);
+    expect(await pendingAfter(status(409, "AlreadyExists", "exists"))).toEqual([e]);
+    expect(await pendingAfter(Object.assign(new Error("timeout"), { code: "ETIMEDOUT" }))).toEqual([e]);
+  });
+
+  it("a delete's NotFound keeps its gone expectation (the object is gone: the cache will show it)", async () => {
+    const store = new ExpectationStore(1000);
+    const gone: Expectation = { kind: "gone", resource: "pods", name: "web-0", uid: "u" };
+    await expectBefore(
+      (x: Expectation) => store.expect("ns/web", x, 0),
+      gone,
+      () => Promise.reject(status(404, "NotFound", "not found")),
+    ).catch(() => undefined);
+    expect(
+      store.check("ns/web", () => ({ uid: "u", resourceVersion: "1", terminating: false }), 1).pending,
+    ).toEqual([gone]);
   });
 });

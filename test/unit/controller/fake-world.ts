@@ -1,7 +1,15 @@
 /**
  * Hand-written fakes for the sync: caches backed by plain maps and adapters that write into
  * the same maps (so the next sync sees what the last one did), with error injection
- * ("fail the 2nd pod create with 422"). No API server, no mocks of client-node.
+ * ("fail the 2nd pod create with 422") and lost answers ("the 2nd pod create lands, its
+ * answer times out"). No API server, no mocks of client-node.
+ *
+ * Each FakeCache holds two views: `live` (what the API server has) and the cache view
+ * (`get`/`list`: what an informer shows; behind while `hold()`, and without objects its
+ * selector cannot see). The adapters enforce the API server's preconditions against the live
+ * objects as it does: a stale resourceVersion is 409 Conflict, a uid precondition that names
+ * another incarnation is 409 on delete and 422 on a patch that carries metadata.uid, a create
+ * of a taken name is 409 AlreadyExists, a write to a missing object 404.
  */
 import {
   ApiException,
@@ -17,11 +25,12 @@ import type { EventRecorder, EventTarget, RecordedEvent } from "../../../src/con
 import { ExpectationStore } from "../../../src/controller/expectations.js";
 import type { ControllerCaches, ResourceCache } from "../../../src/controller/informers.js";
 import { createMetrics } from "../../../src/controller/metrics.js";
-import type {
-  PetSetReader,
-  PetSetWriter,
-  StatusUpdater,
-  VersionControl,
+import {
+  type PetSetReader,
+  type PetSetWriter,
+  type StatusUpdater,
+  type VersionControl,
+  VersionStatusSubresourceMissing,
 } from "../../../src/controller/petset-client.js";
 import type { PodControl } from "../../../src/controller/pod-control.js";
 import type { SyncContext } from "../../../src/controller/sync.js";
@@ -35,37 +44,65 @@ type Verb =
   | "adoptVersion"
   | "createClaim"
   | "deleteClaim"
+  | "labelClaim"
   | "createVersion"
   | "deleteVersion"
   | "recordVersionStatus"
-  | "status";
+  | "status"
+  | "patchPetSet";
 
 export class FakeCache<T extends KubernetesObject> implements ResourceCache<T> {
+  /** The cache view: what the informer shows. */
   readonly objects = new Map<string, T>();
+  /** What the API server has. */
+  private readonly truth = new Map<string, T>();
   readonly synced = Promise.resolve();
   /** While held, writes wait in `lag` (a watch that is behind); release() delivers them. */
-  private held = false;
+  private held: boolean | string = false;
   private readonly lag: (() => void)[] = [];
-  constructor(readonly name: string) {}
+  /** `visible`: what the informer's selector shows (default: everything). */
+  constructor(
+    readonly name: string,
+    private readonly visible: (obj: T) => boolean = () => true,
+  ) {}
   private key(name: string, ns?: string) {
     return `${ns ?? ""}/${name}`;
   }
-  hold(): void {
-    this.held = true;
+  /** The object as the API server has it now (whatever the cache shows). */
+  live(name: string, ns?: string): T | undefined {
+    return this.truth.get(this.key(name, ns));
+  }
+  /** The cache falls behind: writes (only those of object `name`, if given) wait for release(). */
+  hold(name?: string): void {
+    this.held = name ?? true;
+  }
+  private lags(name: string): boolean {
+    return this.held === true || this.held === name;
   }
   release(): void {
     this.held = false;
     for (const apply of this.lag.splice(0)) apply();
   }
+  /** A write on the API server; the cache shows it now, or on release() while held. */
   put(obj: T): void {
-    const apply = () => this.objects.set(this.key(obj.metadata?.name ?? "", obj.metadata?.namespace), obj);
-    if (this.held) this.lag.push(apply);
+    const key = this.key(obj.metadata?.name ?? "", obj.metadata?.namespace);
+    this.truth.set(key, obj);
+    const apply = () => {
+      if (this.visible(obj)) this.objects.set(key, obj);
+      else this.objects.delete(key);
+    };
+    if (this.lags(obj.metadata?.name ?? "")) this.lag.push(apply);
     else apply();
   }
   remove(name: string, ns: string): void {
+    this.truth.delete(this.key(name, ns));
     const apply = () => this.objects.delete(this.key(name, ns));
-    if (this.held) this.lag.push(apply);
+    if (this.lags(name)) this.lag.push(apply);
     else apply();
+  }
+  /** Every object the API server has now. */
+  liveList(): readonly T[] {
+    return [...this.truth.values()];
   }
   get(name: string, ns?: string): T | undefined {
     return this.objects.get(this.key(name, ns));
@@ -97,13 +134,74 @@ export function apiError(code: number, reason: string, message: string): ApiExce
   );
 }
 
+/** An answer lost on the way back: the request timed out, whether or not it landed. */
+export function timeoutError(): Error {
+  return Object.assign(new Error("request to the API server timed out"), { code: "ETIMEDOUT" });
+}
+
+const conflict = (resource: string, name: string, why: string) =>
+  apiError(409, "Conflict", `Operation cannot be fulfilled on ${resource} "${name}": ${why}`);
+const notFound = (resource: string, name: string) =>
+  apiError(404, "NotFound", `${resource} "${name}" not found`);
+const alreadyExists = (resource: string, name: string) =>
+  apiError(409, "AlreadyExists", `${resource} "${name}" already exists`);
+
+/** The API server's delete preconditions (409 when either names another state of the object). */
+function checkDeletePreconditions(
+  resource: string,
+  obj: KubernetesObject,
+  uid: string | undefined,
+  resourceVersion: string | undefined,
+): void {
+  const name = obj.metadata?.name ?? "";
+  if (uid !== undefined && obj.metadata?.uid !== uid)
+    throw conflict(
+      resource,
+      name,
+      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${obj.metadata?.uid}`,
+    );
+  if (resourceVersion && obj.metadata?.resourceVersion !== resourceVersion)
+    throw conflict(
+      resource,
+      name,
+      `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${obj.metadata?.resourceVersion}`,
+    );
+}
+
+/** A write based on `resourceVersion`: 409 when the object moved on since it was read. */
+function checkResourceVersion(resource: string, obj: KubernetesObject, resourceVersion: string): void {
+  if (obj.metadata?.resourceVersion !== resourceVersion)
+    throw conflict(
+      resource,
+      obj.metadata?.name ?? "",
+      "the object has been modified; please apply your changes to the latest version and try again",
+    );
+}
+
+/** A JSON merge patch of a string map (null removes a key). */
+function mergeMap(
+  current: Record<string, string> | undefined,
+  patch: Record<string, string | null> | undefined,
+): Record<string, string> {
+  const out = { ...(current ?? {}) };
+  for (const [k, v] of Object.entries(patch ?? {})) {
+    if (v === null) delete out[k];
+    else out[k] = v;
+  }
+  return out;
+}
+
 export class FakeWorld {
   now = Date.parse("2026-11-29T12:00:00Z");
   rv = 100;
   readonly petSets = new FakeCache<KubernetesObject>("petsets");
   readonly versions = new FakeCache<KubernetesObject>("petsetversions");
   readonly pods = new FakeCache<V1Pod>("pods");
-  readonly claims = new FakeCache<V1PersistentVolumeClaim>("persistentvolumeclaims");
+  /** As the controller's informer: only claims labelled petset.dev/petset. */
+  readonly claims = new FakeCache<V1PersistentVolumeClaim>(
+    "persistentvolumeclaims",
+    (c) => c.metadata?.labels?.["petset.dev/petset"] !== undefined,
+  );
   readonly calls: { verb: Verb; name: string }[] = [];
   /** Pods the API has but the caches cannot show (no petset.dev/petset label), by "ns/name". */
   readonly hidden = new Map<string, V1Pod>();
@@ -112,20 +210,33 @@ export class FakeWorld {
   readonly events: (RecordedEvent & { object: string })[] = [];
   readonly statuses: PetSetStatus[] = [];
   readonly expectations = new ExpectationStore(30_000);
-  private readonly failures = new Map<string, { nth: number; error: unknown }>();
+  /** The PetSetVersion CRD serves a status subresource (false: an older CRD, NotFound on /status). */
+  versionStatusSubresource = true;
+  private readonly failures = new Map<string, unknown>();
+  private readonly lostAnswers = new Map<string, unknown>();
   private readonly counts = new Map<Verb, number>();
 
-  /** The `nth` call (1-based) of `verb` throws `error`. */
+  /** The `nth` call (1-based) of `verb` throws `error` before it changes anything. */
   failOn(verb: Verb, nth: number, error: unknown): void {
-    this.failures.set(`${verb}#${nth}`, { nth, error });
+    this.failures.set(`${verb}#${nth}`, error);
   }
 
-  private call(verb: Verb, name: string): void {
+  /** The `nth` call (1-based) of `verb` lands, then its answer is lost: it throws `error`. */
+  loseAnswerOn(verb: Verb, nth: number, error: unknown = timeoutError()): void {
+    this.lostAnswers.set(`${verb}#${nth}`, error);
+  }
+
+  /** One API call: injected failure, then the server's part (`apply`), then a lost answer. */
+  private write<R>(verb: Verb, name: string, apply: () => R): R {
     const n = (this.counts.get(verb) ?? 0) + 1;
     this.counts.set(verb, n);
     this.calls.push({ verb, name });
-    const f = this.failures.get(`${verb}#${n}`);
-    if (f) throw f.error;
+    const failure = this.failures.get(`${verb}#${n}`);
+    if (failure !== undefined) throw failure;
+    const result = apply();
+    const lost = this.lostAnswers.get(`${verb}#${n}`);
+    if (lost !== undefined) throw lost;
+    return result;
   }
 
   nextRv(): string {
@@ -137,118 +248,194 @@ export class FakeWorld {
     const world = this;
     const pods: PodControl = {
       async get(ns, name) {
-        return world.hidden.get(`${ns}/${name}`) ?? world.pods.get(name, ns);
+        return world.hidden.get(`${ns}/${name}`) ?? world.pods.live(name, ns);
       },
       async create(ns, pod) {
-        const hidden = world.hidden.get(`${ns}/${pod.metadata?.name}`);
+        const name = pod.metadata?.name ?? "";
+        const hidden = world.hidden.get(`${ns}/${name}`);
         if (hidden) {
-          if (world.vanishOnCollision.delete(`${ns}/${pod.metadata?.name}`))
-            world.hidden.delete(`${ns}/${pod.metadata?.name}`);
-          throw apiError(409, "AlreadyExists", `pods "${pod.metadata?.name}" already exists`);
+          if (world.vanishOnCollision.delete(`${ns}/${name}`)) world.hidden.delete(`${ns}/${name}`);
+          throw alreadyExists("pods", name);
         }
-        world.call("createPod", pod.metadata?.name ?? "");
-        const uid = `uid-${pod.metadata?.name}-${world.rv}`;
-        world.pods.put({
-          ...structuredClone(pod),
-          metadata: { ...pod.metadata, namespace: ns, uid, resourceVersion: world.nextRv() },
-          status: { phase: "Pending" },
+        return world.write("createPod", name, () => {
+          if (world.pods.live(name, ns)) throw alreadyExists("pods", name);
+          const uid = `uid-${name}-${world.rv}`;
+          world.pods.put({
+            ...structuredClone(pod),
+            metadata: { ...pod.metadata, namespace: ns, uid, resourceVersion: world.nextRv() },
+            status: { phase: "Pending" },
+          });
+          return { uid };
         });
-        return { uid };
       },
-      async delete(ns, name) {
-        world.call("deletePod", name);
-        const existed = world.pods.get(name, ns) !== undefined;
-        world.pods.remove(name, ns);
-        return { deleted: existed };
+      async delete(ns, name, uid, resourceVersion) {
+        return world.write("deletePod", name, () => {
+          const current = world.pods.live(name, ns);
+          if (current === undefined) return { deleted: false };
+          checkDeletePreconditions("pods", current, uid, resourceVersion);
+          world.pods.remove(name, ns);
+          return { deleted: true };
+        });
       },
-      async patch(ns, name) {
-        world.call("patchPod", name);
-        world.bumpPod(name, ns);
+      async patch(ns, name, rv, patch) {
+        world.write("patchPod", name, () => {
+          const meta = (patch.metadata ?? {}) as {
+            labels?: Record<string, string | null>;
+            annotations?: Record<string, string | null>;
+          };
+          world.patchPod(ns, name, rv, (pod) => ({
+            ...pod,
+            metadata: {
+              ...pod.metadata,
+              labels: mergeMap(pod.metadata?.labels, meta.labels),
+              annotations: mergeMap(pod.metadata?.annotations, meta.annotations),
+            },
+          }));
+        });
       },
-      async patchImages(ns, name) {
-        world.call("patchPod", name);
-        world.bumpPod(name, ns);
+      async patchImages(ns, name, rv, images, meta) {
+        world.write("patchPod", name, () => {
+          world.patchPod(ns, name, rv, (pod) => ({
+            ...pod,
+            metadata: {
+              ...pod.metadata,
+              labels: mergeMap(pod.metadata?.labels, meta.labels),
+              annotations: mergeMap(pod.metadata?.annotations, meta.annotations),
+            },
+            spec: {
+              ...pod.spec,
+              containers: (pod.spec?.containers ?? []).map((c) => ({
+                ...c,
+                image: images.find((i) => i.container === c.name)?.image ?? c.image,
+              })),
+            },
+          }));
+        });
       },
       async setOwnerReferences(ns, name, uid, rv, refs) {
-        world.call("setPodOwners", name);
-        world.setOwners(world.pods, ns, name, uid, rv, refs);
+        world.write("setPodOwners", name, () => world.setOwners(world.pods, ns, name, uid, rv, refs));
       },
     };
     const claims: ClaimControl = {
       async create(ns, claim) {
-        world.call("createClaim", claim.metadata?.name ?? "");
-        world.claims.put({
-          ...structuredClone(claim),
-          metadata: { ...claim.metadata, namespace: ns, uid: "c", resourceVersion: world.nextRv() },
+        const name = claim.metadata?.name ?? "";
+        return world.write("createClaim", name, () => {
+          // An existing claim is the pet's storage: kept, never replaced (ClaimControl).
+          if (world.claims.live(name, ns)) return { created: false };
+          world.claims.put({
+            ...structuredClone(claim),
+            metadata: {
+              ...claim.metadata,
+              namespace: ns,
+              uid: `uid-${name}-${world.rv}`,
+              resourceVersion: world.nextRv(),
+            },
+          });
+          return { created: true };
+        });
+      },
+      async get(ns, name) {
+        return world.claims.live(name, ns);
+      },
+      async addLabels(ns, name, rv, labels) {
+        world.write("labelClaim", name, () => {
+          const current = world.claims.live(name, ns);
+          if (current === undefined) throw notFound("persistentvolumeclaims", name);
+          checkResourceVersion("persistentvolumeclaims", current, rv);
+          world.claims.put({
+            ...current,
+            metadata: {
+              ...current.metadata,
+              labels: { ...current.metadata?.labels, ...labels },
+              resourceVersion: world.nextRv(),
+            },
+          });
         });
       },
       async delete(ns, name, uid, resourceVersion) {
-        world.call("deleteClaim", name);
-        const current = world.claims.get(name, ns);
-        if (current === undefined) return;
-        // The API's preconditions: a claim replaced or changed since it was read is kept.
-        if (current.metadata?.uid !== uid || current.metadata?.resourceVersion !== resourceVersion)
-          throw apiError(
-            409,
-            "Conflict",
-            `Operation cannot be fulfilled on persistentvolumeclaims "${name}"`,
-          );
-        world.claims.remove(name, ns);
+        world.write("deleteClaim", name, () => {
+          const current = world.claims.live(name, ns);
+          if (current === undefined) return; // NotFound counts as done (ClaimControl contract)
+          // The API's preconditions: a claim replaced or changed since it was read is kept.
+          checkDeletePreconditions("persistentvolumeclaims", current, uid, resourceVersion);
+          world.claims.remove(name, ns);
+        });
       },
       async setOwnerReferences(ns, name, uid, rv, refs) {
-        world.call("setClaimOwners", name);
-        world.setOwners(world.claims, ns, name, uid, rv, refs);
+        world.write("setClaimOwners", name, () => world.setOwners(world.claims, ns, name, uid, rv, refs));
       },
     };
     const versions: VersionControl = {
       async create(v: PetSetVersion) {
-        world.call("createVersion", v.metadata.name ?? "");
-        world.versions.put({
-          ...structuredClone(v),
-          metadata: { ...v.metadata, uid: `uid-${v.metadata.name}`, resourceVersion: world.nextRv() },
-        } as KubernetesObject);
+        const name = v.metadata.name ?? "";
+        world.write("createVersion", name, () => {
+          if (world.versions.live(name, v.metadata.namespace))
+            throw alreadyExists("petsetversions.petset.dev", name);
+          world.versions.put({
+            ...structuredClone(v),
+            metadata: { ...v.metadata, uid: `uid-${name}`, resourceVersion: world.nextRv() },
+          } as KubernetesObject);
+        });
       },
-      async delete(ns, name) {
-        world.call("deleteVersion", name);
-        world.versions.remove(name, ns);
+      async delete(ns, name, uid, resourceVersion) {
+        world.write("deleteVersion", name, () => {
+          const current = world.versions.live(name, ns);
+          if (current === undefined) return; // NotFound counts as done (VersionControl contract)
+          checkDeletePreconditions("petsetversions.petset.dev", current, uid, resourceVersion);
+          world.versions.remove(name, ns);
+        });
       },
       async recordStatus(ns, name, rv, st) {
-        world.call("recordVersionStatus", name);
-        const v = world.versions.get(name, ns);
-        if (v === undefined) return; // NotFound counts as done (VersionControl contract)
-        if (v.metadata?.resourceVersion !== rv)
-          throw apiError(409, "Conflict", `the object has been modified: petsetversions "${name}"`);
-        world.versions.put({
-          ...v,
-          metadata: { ...v.metadata, resourceVersion: world.nextRv() },
-          status: structuredClone(st),
-        } as KubernetesObject);
+        return world.write("recordVersionStatus", name, () => {
+          const v = world.versions.live(name, ns);
+          if (v === undefined) return {}; // NotFound counts as done (VersionControl contract)
+          if (!world.versionStatusSubresource) throw new VersionStatusSubresourceMissing();
+          checkResourceVersion("petsetversions.petset.dev", v, rv);
+          const resourceVersion = world.nextRv();
+          world.versions.put({
+            ...v,
+            metadata: { ...v.metadata, resourceVersion },
+            status: structuredClone(st),
+          } as KubernetesObject);
+          return { resourceVersion };
+        });
       },
       async adopt(ns, name, rv, owner) {
-        world.call("adoptVersion", name);
-        const v = world.versions.get(name, ns);
-        world.setOwners(world.versions, ns, name, v?.metadata?.uid ?? "", rv, [owner]);
+        world.write("adoptVersion", name, () => {
+          const v = world.versions.live(name, ns);
+          world.setOwners(world.versions, ns, name, v?.metadata?.uid ?? "", rv, [owner]);
+        });
       },
     };
     const status: StatusUpdater = {
-      async update(ns, name, _rv, st) {
-        world.call("status", name);
-        world.statuses.push(structuredClone(st));
-        const ps = world.petSets.get(name, ns);
-        if (ps)
+      async update(ns, name, rv, st) {
+        world.write("status", name, () => {
+          const ps = world.petSets.live(name, ns);
+          if (ps === undefined) throw notFound("petsets.petset.dev", name);
+          checkResourceVersion("petsets.petset.dev", ps, rv);
+          world.statuses.push(structuredClone(st));
           world.petSets.put({
             ...ps,
             metadata: { ...ps.metadata, resourceVersion: world.nextRv() },
             status: st,
           } as KubernetesObject);
+        });
       },
     };
     const petSets: PetSetWriter & PetSetReader = {
-      async patch() {
-        return world.nextRv();
+      // The precondition and a new resourceVersion; the spec itself is not rewritten here.
+      async patch(ns, name, rv) {
+        return world.write("patchPetSet", name, () => {
+          const ps = world.petSets.live(name, ns);
+          if (ps === undefined) throw notFound("petsets.petset.dev", name);
+          checkResourceVersion("petsets.petset.dev", ps, rv);
+          const resourceVersion = world.nextRv();
+          world.petSets.put({ ...ps, metadata: { ...ps.metadata, resourceVersion } });
+          return resourceVersion;
+        });
       },
       async getFresh(ns, name) {
-        const ps = world.petSets.get(name, ns);
+        const ps = world.petSets.live(name, ns);
         if (!ps) return undefined;
         return { uid: ps.metadata?.uid ?? "", deleting: ps.metadata?.deletionTimestamp !== undefined };
       },
@@ -279,9 +466,18 @@ export class FakeWorld {
     };
   }
 
+  /** A merge patch of a pod based on `rv` (409 when it moved on, 404 when gone). */
+  private patchPod(ns: string, name: string, rv: string, change: (pod: V1Pod) => V1Pod): void {
+    const pod = this.pods.live(name, ns);
+    if (pod === undefined) throw notFound("pods", name);
+    checkResourceVersion("pods", pod, rv);
+    const next = change(structuredClone(pod));
+    this.pods.put({ ...next, metadata: { ...next.metadata, resourceVersion: this.nextRv() } });
+  }
+
   /** A write to a pod: a new resourceVersion, as the API gives it. */
   bumpPod(name: string, ns: string): void {
-    const pod = this.pods.get(name, ns);
+    const pod = this.pods.live(name, ns);
     if (pod) this.pods.put({ ...pod, metadata: { ...pod.metadata, resourceVersion: this.nextRv() } });
   }
 
@@ -294,16 +490,11 @@ export class FakeWorld {
     rv: string,
     refs: V1OwnerReference[] | null,
   ): void {
-    const obj = cache.get(name, ns);
+    const obj = cache.live(name, ns);
     if (!obj) return;
     if (obj.metadata?.uid !== uid)
       throw apiError(422, "Invalid", `${name}: metadata.uid: field is immutable`);
-    if (obj.metadata?.resourceVersion !== rv)
-      throw apiError(
-        409,
-        "Conflict",
-        `Operation cannot be fulfilled on ${name}: the object has been modified`,
-      );
+    checkResourceVersion(cache.name, obj, rv);
     const metadata = { ...obj.metadata, resourceVersion: this.nextRv() };
     if (refs === null) delete metadata.ownerReferences;
     else metadata.ownerReferences = refs;
@@ -314,7 +505,7 @@ export class FakeWorld {
   /** Each pod replaced by a Ready copy (an informer hands out a new object per change). */
   makePodsReady(): void {
     const at = new Date(this.now - 60_000);
-    for (const old of this.pods.list()) {
+    for (const old of this.pods.liveList()) {
       const pod = { ...old };
       pod.status = {
         phase: "Running",
