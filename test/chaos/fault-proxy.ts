@@ -16,34 +16,81 @@
  *   only the client giving up or `stop()` does;
  * - half-close-watch: watch responses end cleanly (terminating chunk, no error event)
  *   `afterMs` after they began;
- * - status-burst: the next `count` requests answered with 429 or 503 as kube-apiserver answers
- *   them (k8s.io/apiserver: the watch cache's "storage is (re)initializing" TooManyRequests with
- *   `details.retryAfterSeconds` and a `Retry-After` header; the shutdown filter's "apiserver is
- *   shutting down" ServiceUnavailable with `Retry-After: 1`);
+ * - status-burst: the next `count` requests (of `resources` when given, fault-scope.ts)
+ *   answered with 429 or 503 as kube-apiserver answers them (k8s.io/apiserver: the watch cache's
+ *   "storage is (re)initializing" TooManyRequests with `details.retryAfterSeconds` and a
+ *   `Retry-After` header; the shutdown filter's "apiserver is shutting down"
+ *   ServiceUnavailable with `Retry-After: 1`); nothing reaches the target;
+ * - lost-answer (the indeterminate write): the next `count` requests with a side effect (writes,
+ *   and upgrades: an exec starts a command) of `resources` are applied by the target, and their
+ *   answer is dropped (`answer: "drop"`: the client's connection is reset once the target
+ *   answered) or delayed (`answer: "delay"`: held `delayMs`, so a client with a shorter
+ *   timeout gives up on a write that happened);
  * - gone-watch: every watch answered 200 with a single ERROR event whose object is a Status
  *   code 410 reason Expired, then ended (what the watch cache sends for a too old
  *   resourceVersion); lists and writes pass.
  *
- * WebSocket upgrades (exec) are not proxied.
+ * Upgrades (pods/exec's WebSocket) are passed on too (fault-upgrade.ts); the faults that name
+ * them by scope apply, latency and the probabilistic ones do not.
+ *
+ * The target is a kube API server (a KubeConfig: TLS towards the client, the target's
+ * credentials added) or a hook's webhook (`{ url, ca }`: the proxy speaks the URL's scheme,
+ * every request is the resource `webhook`, nothing is added).
  */
-import { randomUUID } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  createServer as createHttpServer,
+  Agent as HttpAgent,
+  type IncomingMessage,
+  request as plainRequest,
+  type ServerResponse,
+} from "node:http";
 import { Agent, createServer, request as httpsRequest, type RequestOptions } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
+import type { Duplex } from "node:stream";
 import { KubeConfig } from "@kubernetes/client-node";
-import { createServingCert, type ServingCert } from "../../src/apiserver-shim/serving-cert.js";
+import {
+  burstStatus,
+  certificate,
+  DROPPED_REQUEST_HEADERS,
+  goneWatchEvent,
+  isWatchRequest,
+  proxyKubeConfig,
+} from "./fault-answers.js";
+import { hasSideEffect, inScope, resourceOf, WEBHOOK_RESOURCE } from "./fault-scope.js";
+
+export { burstStatus, goneWatchEvent, isWatchRequest } from "./fault-answers.js";
+
+import { answerRaw, forwardUpgrade, type UpgradeAnswer } from "./fault-upgrade.js";
 
 export type NetworkFault =
   | { kind: "latency"; ms: number }
   | { kind: "reset"; probability: number }
   | { kind: "blackhole"; probability: number }
   | { kind: "half-close-watch"; afterMs: number }
-  | { kind: "status-burst"; code: 429 | 503; count: number }
-  | { kind: "gone-watch" };
+  | { kind: "status-burst"; code: 429 | 503; count: number; resources?: readonly string[] }
+  | { kind: "gone-watch" }
+  | {
+      kind: "lost-answer";
+      resources: readonly string[];
+      count: number;
+      answer: "drop" | "delay";
+      /** With `answer: "delay"`: how long the answer is held. */
+      delayMs?: number;
+    };
+
+/** A hook's webhook (a babysitter) as the proxy's target; `ca` when it serves https. */
+export interface WebhookTarget {
+  url: string;
+  ca?: string;
+}
 
 export interface FaultProxy {
   /** Points at the proxy, trusts its CA, no credentials (the proxy adds the target's). */
   kubeconfig: KubeConfig;
+  /** The proxy's URL (for a webhook target: what the hook's `url` names instead). */
+  url: string;
+  /** PEM of the CA the proxy's https certificate is signed by (a webhook's `caBundle`). */
+  caCert: string;
   set(f: NetworkFault[]): void;
   clear(): void;
   /** Counters: requests, watches, forwarded, and one per fault applied (reset, blackholed, ...). */
@@ -56,76 +103,33 @@ export interface FaultProxyOptions {
   random?: () => number;
 }
 
-/** The kube-apiserver Status body of a status-burst answer and its Retry-After header. */
-export function burstStatus(code: 429 | 503): { body: Record<string, unknown>; retryAfter: string } {
-  const common = { kind: "Status", apiVersion: "v1", metadata: {}, status: "Failure", code };
-  if (code === 429)
-    return {
-      body: {
-        ...common,
-        message: "storage is (re)initializing",
-        reason: "TooManyRequests",
-        details: { retryAfterSeconds: 1 },
-      },
-      retryAfter: "1",
-    };
-  return {
-    body: { ...common, message: "apiserver is shutting down", reason: "ServiceUnavailable" },
-    retryAfter: "1",
-  };
-}
-
-/** The one watch event of a gone-watch answer: a 410 Expired Status, as the watch cache sends. */
-export function goneWatchEvent(resourceVersion: string | null): Record<string, unknown> {
-  return {
-    type: "ERROR",
-    object: {
-      kind: "Status",
-      apiVersion: "v1",
-      metadata: {},
-      status: "Failure",
-      message: `too old resource version: ${resourceVersion || "0"}`,
-      reason: "Expired",
-      code: 410,
-    },
-  };
-}
-
-export function isWatchRequest(url: URL): boolean {
-  const w = url.searchParams.get("watch");
-  return w === "true" || w === "1";
-}
-
-let proxyCert: ServingCert | undefined;
-/** One CA and serving certificate per process (RSA keys take a while; tests start many proxies). */
-function certificate(): ServingCert {
-  proxyCert ??= createServingCert(["localhost", "127.0.0.1"]);
-  return proxyCert;
-}
-
-/** Headers a proxy must not pass on (hop-by-hop) or that it sets itself. */
-const DROPPED_REQUEST_HEADERS = new Set([
-  "host",
-  "authorization",
-  "connection",
-  "keep-alive",
-  "proxy-connection",
-  "transfer-encoding",
-  "upgrade",
-]);
-
-export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOptions = {}): Promise<FaultProxy> {
-  const cluster = target.getCurrentCluster();
-  if (!cluster) throw new Error("fault proxy: the target kubeconfig has no current cluster");
-  const upstream = new URL(cluster.server);
+export async function startFaultProxy(
+  target: KubeConfig | WebhookTarget,
+  opts: FaultProxyOptions = {},
+): Promise<FaultProxy> {
+  const webhook = !(target instanceof KubeConfig);
   const upstreamOptions: RequestOptions = {};
-  await target.applyToHTTPSOptions(upstreamOptions);
+  let upstream: URL;
+  if (target instanceof KubeConfig) {
+    const cluster = target.getCurrentCluster();
+    if (!cluster) throw new Error("fault proxy: the target kubeconfig has no current cluster");
+    upstream = new URL(cluster.server);
+    await target.applyToHTTPSOptions(upstreamOptions);
+  } else {
+    upstream = new URL(target.url);
+    if (target.ca) upstreamOptions.ca = target.ca;
+  }
+  const plain = upstream.protocol === "http:";
   const upstreamHeaders = (upstreamOptions.headers ?? {}) as Record<string, string>;
-  const agent = new Agent({ keepAlive: true });
+  delete upstreamOptions.headers;
+  const agent = plain ? new HttpAgent({ keepAlive: true }) : new Agent({ keepAlive: true });
+  const requestUpstream = plain ? plainRequest : httpsRequest;
   const random = opts.random ?? Math.random;
+  const pathPrefix = upstream.pathname.replace(/\/$/, "");
 
   let faults: NetworkFault[] = [];
   let burstLeft = 0;
+  let lostLeft = 0;
   let burstCode: 429 | 503 = 429;
   const counters = new Map<string, number>();
   const count = (what: string) => counters.set(what, (counters.get(what) ?? 0) + 1);
@@ -145,11 +149,32 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
 
   /** Raw TCP sockets by the client's port: a TLS socket cannot send an RST, its TCP one can. */
   const tcpByPort = new Map<number, Socket>();
+  const resetSocket = (socket: Socket) => {
+    const tcp = tcpByPort.get(socket.remotePort ?? -1);
+    if (tcp && !tcp.destroyed) tcp.resetAndDestroy();
+    else socket.destroy();
+  };
   const reset = (req: IncomingMessage) => {
     count("reset");
-    const tcp = tcpByPort.get(req.socket.remotePort ?? -1);
-    if (tcp && !tcp.destroyed) tcp.resetAndDestroy();
-    else req.socket.destroy();
+    resetSocket(req.socket);
+  };
+
+  /** The resource a request is for (fault-scope.ts). */
+  const resourceOfRequest = (url: URL) => (webhook ? WEBHOOK_RESOURCE : resourceOf(url.pathname));
+  /** Takes one of a scoped burst's answers for this request, if any is left. */
+  const takeBurst = (resource: string): boolean => {
+    if (burstLeft <= 0 || !inScope(fault("status-burst")?.resources, resource)) return false;
+    burstLeft--;
+    count(`status-${burstCode}`);
+    return true;
+  };
+  /** How this request's answer is lost, if a lost-answer fault takes it. */
+  const takeLostAnswer = (resource: string, method: string | undefined, upgrade: boolean): UpgradeAnswer => {
+    const lost = fault("lost-answer");
+    if (!lost || lostLeft <= 0 || !hasSideEffect(method, upgrade) || !inScope(lost.resources, resource))
+      return { kind: "pass" };
+    lostLeft--;
+    return lost.answer === "drop" ? { kind: "drop" } : { kind: "delay", ms: lost.delayMs ?? 0 };
   };
 
   const answer = (res: ServerResponse, status: number, headers: Record<string, string>, body: string) => {
@@ -163,13 +188,14 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
     url: URL,
     watch: boolean,
     resetAfter: boolean,
+    lost: UpgradeAnswer = { kind: "pass" },
   ) => {
     const latencyMs = fault("latency")?.ms ?? 0;
     const headers: Record<string, string | string[]> = {};
     for (const [k, v] of Object.entries(req.headers)) {
       if (v !== undefined && !DROPPED_REQUEST_HEADERS.has(k)) headers[k] = v;
     }
-    const out = httpsRequest(
+    const out = requestUpstream(
       {
         ...upstreamOptions,
         agent,
@@ -177,10 +203,17 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
         hostname: upstream.hostname,
         port: upstream.port,
         method: req.method,
-        path: `${upstream.pathname.replace(/\/$/, "")}${url.pathname}${url.search}`,
+        path: `${pathPrefix}${url.pathname}${url.search}`,
         headers: { ...headers, ...upstreamHeaders },
       },
       (up) => {
+        if (lost.kind === "drop") {
+          // Applied: the target answered. The client's connection is reset instead.
+          count("lost-answer-dropped");
+          up.resume();
+          resetSocket(req.socket);
+          return;
+        }
         if (resetAfter) {
           // The server has taken the request (a watch never ends: its headers are enough).
           up.destroy();
@@ -227,7 +260,9 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
             if (halfClose) open.halfClose(halfClose.afterMs);
           }
         };
-        if (latencyMs > 0) later(latencyMs, begin);
+        const holdMs = latencyMs + (lost.kind === "delay" ? lost.ms : 0);
+        if (lost.kind === "delay") count("lost-answer-delayed");
+        if (holdMs > 0) later(holdMs, begin);
         else begin();
       },
     );
@@ -262,9 +297,8 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
     const url = new URL(req.url ?? "/", "https://proxy.invalid");
     const watch = isWatchRequest(url);
     if (watch) count("watches");
-    if (burstLeft > 0) {
-      burstLeft--;
-      count(`status-${burstCode}`);
+    const resource = resourceOfRequest(url);
+    if (takeBurst(resource)) {
       const { body, retryAfter } = burstStatus(burstCode);
       req.resume();
       answer(res, burstCode, { "Retry-After": retryAfter }, JSON.stringify(body));
@@ -291,11 +325,52 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
       answer(res, 200, {}, `${JSON.stringify(goneWatchEvent(url.searchParams.get("resourceVersion")))}\n`);
       return;
     }
-    forward(req, res, url, watch, resetAfter);
+    forward(req, res, url, watch, resetAfter, takeLostAnswer(resource, req.method, false));
+  };
+
+  const upstreamSockets = new Set<Socket>();
+  const upgrade = (req: IncomingMessage, client: Duplex, first: Buffer) => {
+    count("requests");
+    count("upgrades");
+    client.on("error", () => {});
+    const url = new URL(req.url ?? "/", "https://proxy.invalid");
+    const resource = resourceOfRequest(url);
+    if (takeBurst(resource)) {
+      const { body, retryAfter } = burstStatus(burstCode);
+      const text = burstCode === 429 ? "Too Many Requests" : "Service Unavailable";
+      answerRaw(client, burstCode, text, { "Retry-After": retryAfter }, JSON.stringify(body));
+      return;
+    }
+    count("forwarded");
+    forwardUpgrade(
+      req,
+      client,
+      first,
+      `${url.pathname}${url.search}`,
+      {
+        options: upstreamOptions,
+        protocol: upstream.protocol,
+        hostname: upstream.hostname,
+        port: upstream.port,
+        pathPrefix,
+        headers: upstreamHeaders,
+      },
+      takeLostAnswer(resource, req.method, true),
+      {
+        reset: () => resetSocket(req.socket),
+        later,
+        track: (s) => {
+          upstreamSockets.add(s);
+          s.once("close", () => upstreamSockets.delete(s));
+        },
+        count,
+      },
+    );
   };
 
   const { cert, key, caCert } = certificate();
-  const server = createServer({ cert, key }, handle);
+  const server = plain ? createHttpServer(handle) : createServer({ cert, key }, handle);
+  server.on("upgrade", upgrade);
   server.on("connection", (s: Socket) => {
     sockets.add(s);
     const port = s.remotePort ?? -1;
@@ -312,36 +387,27 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
   server.on("clientError", (_err, s) => s.destroy());
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const port = (server.address() as AddressInfo).port;
+  const url = `${plain ? "http" : "https"}://127.0.0.1:${port}`;
 
-  const name = `fault-proxy-${randomUUID().slice(0, 8)}`;
-  const kubeconfig = new KubeConfig();
-  kubeconfig.loadFromOptions({
-    clusters: [
-      {
-        name,
-        server: `https://127.0.0.1:${port}`,
-        caData: Buffer.from(caCert).toString("base64"),
-        skipTLSVerify: false,
-      },
-    ],
-    users: [{ name }],
-    contexts: [{ name, cluster: name, user: name }],
-    currentContext: name,
-  });
+  const kubeconfig = proxyKubeConfig(url, caCert);
 
   return {
     kubeconfig,
+    url,
+    caCert,
     set(next) {
       faults = [...next];
       const burst = fault("status-burst");
       burstLeft = burst?.count ?? 0;
       if (burst) burstCode = burst.code;
+      lostLeft = fault("lost-answer")?.count ?? 0;
       const halfClose = fault("half-close-watch");
       if (halfClose) for (const w of openWatches) w.halfClose(halfClose.afterMs);
     },
     clear() {
       faults = [];
       burstLeft = 0;
+      lostLeft = 0;
     },
     stats: () => Object.fromEntries(counters),
     async stop() {
@@ -349,6 +415,7 @@ export async function startFaultProxy(target: KubeConfig, opts: FaultProxyOption
       timers.clear();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const s of sockets) s.destroy();
+      for (const s of upstreamSockets) s.destroy();
       agent.destroy();
       await closed;
     },
