@@ -196,6 +196,7 @@ export class PetSetController {
       events,
       enqueue: (key) => this.queue.add(key),
       signal: guard.signal,
+      fence: guard,
     });
     this.hookRunner = hooks;
     return {

@@ -200,8 +200,6 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
     .ofPetSet(namespace, name)
     .map(claimViewFromV1)
     .map((c) => (ownership.foreignClaims.has(c.name) ? { ...c, foreign: true } : c));
-  // Hook records in phase Running are runs in flight (as cached; this plan's own show next sync).
-  ctx.hooks?.reconcile(petSet, versions);
   const now = ctx.clock.now();
   const plan = planRollout({
     petSet,
@@ -212,6 +210,9 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
     blockedOrdinals: ownership.blockedOrdinals,
     ...(ctx.drivingSince !== undefined ? { drivingSince: ctx.drivingSince } : {}),
   });
+  // Hook runs: those Running as cached that this plan still asks for (its status.hooks) run,
+  // the others stop; a superseded version's hook never starts (hooks/runner.ts).
+  ctx.hooks?.reconcile(petSet, versions, plan.status.hooks ?? []);
   await updatePetSetGauges(
     ctx.metrics,
     { namespace, petSet: name },

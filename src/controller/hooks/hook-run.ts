@@ -1,13 +1,18 @@
 /**
  * What a hook handler gets and returns. A handler runs one attempt of one hook; it never
  * writes the hook's record (the runner does, record-writer.ts) and it stops when `signal`
- * aborts (cancelled, timed out, or this replica lost its Lease).
+ * aborts (cancelled, timed out, or this replica lost its Lease). Every request with a side
+ * effect is fenced: API writes by the fenced `kubeConfig`, pods/exec and webhook POSTs by
+ * `fence` (checked before connecting and again as the request's bytes go out). Transient
+ * failures (transient.ts) are retried until `signal` aborts: a handler returns
+ * `{ok: false}` only for a definite failure of the hook itself.
  */
 import type { KubeConfig, V1Pod } from "@kubernetes/client-node";
 import type { HookContext, HookRecord, HookSpec, PetSet, PetSetVersion } from "../../api/index.js";
 import type { Clock } from "../../util/clock.js";
 import type { Logger } from "../../util/logger.js";
 import type { ControllerCaches } from "../informers.js";
+import type { LeaseGuard } from "../lease-guard.js";
 
 export interface HookRun {
   record: HookRecord;
@@ -31,6 +36,14 @@ export interface HandlerDeps {
   caches: ControllerCaches;
   clock: Clock;
   logger: Logger;
+  /** The Lease fence of the fenced `kubeConfig`, for requests it does not make. None: unfenced. */
+  fence?: LeaseGuard | undefined;
+}
+
+/** The fence's check (throws LeaseLostError while this replica may not write). */
+export function fenceCheck(deps: HandlerDeps): () => void {
+  const fence = deps.fence;
+  return fence === undefined ? () => {} : () => fence.check();
 }
 
 export type HookHandler = (run: HookRun, deps: HandlerDeps, signal: AbortSignal) => Promise<HookOutcome>;

@@ -8,21 +8,24 @@
  * carries only hook labels, never the PetSet's selector labels (it is not a pet).
  *
  * The name is deterministic per hook id and attempt, so a controller restarted mid-hook finds
- * the Job it created and waits for it instead of running the hook twice. Cancelled: the Job is
- * deleted (background propagation).
+ * the Job it created and waits for it instead of running the hook twice. Before an attempt's
+ * Job is created, the hook id's other Jobs are finished or deleted and their pods gone
+ * (job-attempts.ts): never two executions of one id at once. Every request is retried while
+ * it fails transiently (transient.ts: a 503 or a fence lapse is not the hook's failure); a
+ * create whose answer was lost is found by name. Cancelled: the Job is deleted (Foreground:
+ * it goes once its pods are gone).
  */
 import { createHash } from "node:crypto";
-import { BatchV1Api, type V1Container, type V1Job, type V1PodSpec } from "@kubernetes/client-node";
+import { BatchV1Api, CoreV1Api, type V1Container, type V1Job, type V1PodSpec } from "@kubernetes/client-node";
 import { API_VERSION, HookLimits, hookEnv, Labels, PETSET_KIND } from "../../api/index.js";
-import { isAlreadyExists, isNotFound } from "../api-errors.js";
+import { describeApiError, isAlreadyExists, isNotFound } from "../api-errors.js";
 import { type HandlerDeps, type HookHandler, type HookRun, sleep } from "./hook-run.js";
+import { awaitOtherAttemptsGone, HookJobAnnotations, HookLabels, type Retry } from "./job-attempts.js";
+import { retryTransient } from "./transient.js";
+
+export { HookLabels } from "./job-attempts.js";
 
 const POLL_MS = 1000;
-
-export const HookLabels = {
-  petSet: "hooks.petset.dev/petset",
-  hook: "hooks.petset.dev/hook",
-} as const;
 
 /** `<set>-<hook>-<hash of id+attempt>`, at most 63 characters (a label value, like Job pods' labels). */
 export function hookJobName(setName: string, hook: string, id: string, attempt: number): string {
@@ -53,6 +56,10 @@ export function buildHookJob(run: HookRun): V1Job {
   delete container.lifecycle;
   const name = hookJobName(run.context.petSet, run.record.hook, run.record.id, run.record.attempts);
   const labels = { [HookLabels.petSet]: run.context.petSet, [HookLabels.hook]: run.record.hook };
+  const annotations = {
+    [HookJobAnnotations.id]: run.record.id,
+    [HookJobAnnotations.attempt]: String(run.record.attempts),
+  };
   return {
     apiVersion: "batch/v1",
     kind: "Job",
@@ -60,7 +67,7 @@ export function buildHookJob(run: HookRun): V1Job {
       name,
       namespace: run.context.namespace,
       labels: { ...labels, [Labels.petSet]: run.context.petSet },
-      annotations: { "hooks.petset.dev/id": run.record.id },
+      annotations,
       ownerReferences: [
         {
           apiVersion: API_VERSION,
@@ -77,7 +84,7 @@ export function buildHookJob(run: HookRun): V1Job {
       activeDeadlineSeconds: run.spec.timeoutSeconds,
       ttlSecondsAfterFinished: HookLimits.jobTtlSeconds,
       template: {
-        metadata: { labels },
+        metadata: { labels, annotations },
         spec: {
           ...podSpec,
           containers: [container],
@@ -103,30 +110,60 @@ function jobResult(job: V1Job): { ok: boolean; message: string } | undefined {
 }
 
 export const runJob: HookHandler = async (run, deps, signal) => {
-  const api = deps.kubeConfig.makeApiClient(BatchV1Api);
+  const apis = {
+    batch: deps.kubeConfig.makeApiClient(BatchV1Api),
+    core: deps.kubeConfig.makeApiClient(CoreV1Api),
+  };
   const job = buildHookJob(run);
   const name = job.metadata?.name ?? "";
   const namespace = run.context.namespace;
-  try {
-    await api.createNamespacedJob({ namespace, body: job });
-  } catch (err) {
-    if (!isAlreadyExists(err)) return { ok: false, message: `could not create Job ${name}: ${String(err)}` };
-  }
+  const log = deps.logger.child({ hook: run.record.id, attempt: run.record.attempts, job: name });
+  const retry: Retry = (what, fn) =>
+    retryTransient(fn, signal, (err, n) => {
+      if (n === 0 || n % 10 === 0)
+        log.warn({ err: describeApiError(err), retry: n }, `${what}: transient error, retrying`);
+    });
+  const others = new Set<string>();
+  for (let a = 1; a < run.record.attempts; a++)
+    others.add(hookJobName(run.context.petSet, run.record.hook, run.record.id, a));
+  await awaitOtherAttemptsGone(run, apis, { own: name, others }, signal, retry, (what) =>
+    log.info({ waitingFor: what }, "waiting until the hook's other attempts are gone"),
+  );
+  /** Seen live (or created) by this run: a later NotFound means it was deleted. */
+  let seen = false;
   for (;;) {
-    let current: V1Job;
+    let current: V1Job | undefined;
     try {
-      current = await api.readNamespacedJob({ name, namespace });
+      current = await retry(`read Job ${name}`, () => apis.batch.readNamespacedJob({ name, namespace }));
     } catch (err) {
-      if (isNotFound(err)) return { ok: false, message: `Job ${name} was deleted` };
-      throw err;
+      if (!isNotFound(err)) throw err;
+      current = undefined;
     }
+    if (current?.metadata?.deletionTimestamp) {
+      if (seen) return { ok: false, message: `Job ${name} was deleted` };
+      // A cancelled run's Job of this attempt, still going: wait until it is gone.
+      await sleep(POLL_MS, signal);
+      continue;
+    }
+    if (current === undefined) {
+      if (seen) return { ok: false, message: `Job ${name} was deleted` };
+      try {
+        await retry(`create Job ${name}`, () => apis.batch.createNamespacedJob({ namespace, body: job }));
+      } catch (err) {
+        if (!isAlreadyExists(err))
+          return { ok: false, message: `could not create Job ${name}: ${describeApiError(err)}` };
+      }
+      seen = true;
+      continue;
+    }
+    seen = true;
     const result = jobResult(current);
     if (result !== undefined) return result;
     await sleep(POLL_MS, signal);
   }
 };
 
-/** Delete the Job of a cancelled run. Best effort. */
+/** Delete the Job of a cancelled run (Foreground: it goes with its pods). Best effort. */
 export async function deleteHookJob(run: HookRun, deps: HandlerDeps): Promise<void> {
   const api = deps.kubeConfig.makeApiClient(BatchV1Api);
   const name = hookJobName(run.context.petSet, run.record.hook, run.record.id, run.record.attempts);
@@ -134,9 +171,10 @@ export async function deleteHookJob(run: HookRun, deps: HandlerDeps): Promise<vo
     await api.deleteNamespacedJob({
       name,
       namespace: run.context.namespace,
-      propagationPolicy: "Background",
+      propagationPolicy: "Foreground",
     });
   } catch {
-    // Gone already, or no Lease: the TTL or the PetSet's deletion removes it.
+    // Gone already, or no Lease: the hook's next attempt deletes it (job-attempts.ts), or the
+    // TTL or the PetSet's deletion does.
   }
 }

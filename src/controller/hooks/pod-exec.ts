@@ -8,13 +8,24 @@
  * status never arrived: the API refused (reason and message as the server sent them,
  * e.g. NotFound for the pod, BadRequest for the container), the command failed to start
  * (InternalError), the timeout passed (Timeout) or the signal aborted (Aborted). Timeout
- * and abort close the stream, which ends the command on the node.
+ * and abort close the stream, which ends the command on the node. `transient` tells a caller
+ * that may try again: no answer at all (the connection failed or was cut before the status,
+ * so the command may have run, or may still run), an upgrade refused with 429 or 5xx, or the
+ * fence refusing (reason LeaseLost).
+ *
+ * Fenced (with `fence`): checked before connecting and again, synchronously, as the upgrade
+ * request's bytes go out on the connection (and every later write to it): a replica that is
+ * not sure it holds its Lease starts no command.
  */
 import type { IncomingMessage } from "node:http";
+import { type NetConnectOpts, connect as netConnect } from "node:net";
 import { Readable, Writable } from "node:stream";
+import { type ConnectionOptions, connect as tlsConnect } from "node:tls";
 import { Exec, type KubeConfig, type V1Status } from "@kubernetes/client-node";
 import WebSocket from "ws";
 import { z } from "zod";
+import { fenceSocketWrites } from "../fenced-connection.js";
+import { isTransientStatus } from "./transient.js";
 
 export interface PodExecArgs {
   namespace: string;
@@ -26,6 +37,8 @@ export interface PodExecArgs {
   signal?: AbortSignal;
   /** Whole run, from connecting to the status (default: none). */
   timeoutMs?: number;
+  /** The Lease fence's check: throws while this process may not write (lease-guard.ts). */
+  fence?: () => void;
 }
 
 export interface PodExecResult {
@@ -49,6 +62,8 @@ export class PodExecError extends Error {
     message: string,
     readonly code?: number,
     cause?: unknown,
+    /** Worth trying again (see the header); false: the server's definite answer. */
+    readonly transient = false,
   ) {
     super(message, cause === undefined ? undefined : { cause });
     this.name = "PodExecError";
@@ -91,10 +106,18 @@ export function exitCodeOf(status: V1Status | z.infer<typeof StatusSchema>): num
 export async function execInPod(kc: KubeConfig, args: PodExecArgs): Promise<PodExecResult> {
   const where = `pods/exec ${args.namespace}/${args.pod} container ${args.container}`;
   if (args.signal?.aborted) throw new PodExecError("Aborted", `${where}: aborted before it started`);
+  const fence = args.fence;
+  if (fence !== undefined) {
+    try {
+      fence();
+    } catch (err) {
+      throw new PodExecError("LeaseLost", `${where}: not started: ${String(err)}`, undefined, err, true);
+    }
+  }
   const stdout = new TailSink(OUTPUT_LIMIT);
   const stderr = new TailSink(OUTPUT_LIMIT);
   const stdin = args.stdin === undefined ? null : Readable.from([Buffer.from(args.stdin)]);
-  const handler = webSocketsOf(kc);
+  const handler = webSocketsOf(kc, fence);
   let socket: WebSocket | undefined;
   let settled = false;
   return new Promise<PodExecResult>((resolve, reject) => {
@@ -145,6 +168,9 @@ export async function execInPod(kc: KubeConfig, args: PodExecArgs): Promise<PodE
             err: new PodExecError(
               "InternalError",
               `${where}: connection closed before the command's status arrived`,
+              undefined,
+              undefined,
+              true,
             ),
           }),
         );
@@ -157,10 +183,23 @@ export async function execInPod(kc: KubeConfig, args: PodExecArgs): Promise<PodE
 function connectError(where: string, err: unknown): PodExecError {
   const inner = err;
   if (inner instanceof PodExecError)
-    return new PodExecError(inner.reason, `${where}: ${inner.message}`, inner.code);
+    return new PodExecError(
+      inner.reason,
+      `${where}: ${inner.message}`,
+      inner.code,
+      undefined,
+      inner.transient,
+    );
   const message =
     inner instanceof Error ? inner.message : String((err as { message?: unknown })?.message ?? err);
-  return new PodExecError("InternalError", `${where}: ${message}`, undefined, inner ?? err);
+  const fenced = inner instanceof Error && (inner as { reason?: unknown }).reason === "LeaseLost";
+  return new PodExecError(
+    fenced ? "LeaseLost" : "InternalError",
+    `${where}: ${message}`,
+    undefined,
+    inner ?? err,
+    true,
+  );
 }
 
 /** client-node's transport interface of Exec (not exported by name). */
@@ -175,13 +214,23 @@ const PROTOCOLS = ["v5.channel.k8s.io", "v4.channel.k8s.io"];
  * "Unexpected server response: 400", and a server's close-channel message (255) never
  * ends this process's stdout.
  */
-function webSocketsOf(kc: KubeConfig): WebSocketInterface {
+function webSocketsOf(kc: KubeConfig, fence: (() => void) | undefined): WebSocketInterface {
   return {
     async connect(path, _text, binary) {
       const server = kc.getCurrentCluster()?.server;
       if (!server) throw new PodExecError("BadRequest", "the kubeconfig has no current cluster");
       const opts: WebSocket.ClientOptions = {};
       await kc.applyToHTTPSOptions(opts);
+      if (fence !== undefined) {
+        const tls = server.startsWith("https:");
+        opts.createConnection = ((options: object) => {
+          const socket = tls
+            ? tlsConnect(options as ConnectionOptions)
+            : netConnect(options as NetConnectOpts);
+          fenceSocketWrites(socket, fence);
+          return socket;
+        }) as WebSocket.ClientOptions["createConnection"];
+      }
       const ws = new WebSocket(
         `${server.replace(/^http/, "ws").replace(/\/+$/, "")}${path}`,
         PROTOCOLS,
@@ -231,6 +280,8 @@ async function refusal(res: IncomingMessage): Promise<PodExecError> {
     status?.reason ?? (code === 404 ? "NotFound" : code === 403 ? "Forbidden" : "BadRequest"),
     status?.message ?? (body.trim() || `HTTP ${code}`),
     code,
+    undefined,
+    isTransientStatus(code),
   );
 }
 

@@ -1,10 +1,20 @@
 /**
  * The hook runner: the adapter that executes what the planner decided (planner/hooks.ts).
- * After every sync it is shown the PetSet's versions as cached; each hook record in phase
- * Running is a run that must be in flight here, and each run in flight whose record is no
- * longer Running at that attempt is aborted (cancelled Jobs are deleted, pending handshakes
- * withdrawn). A finished run writes its outcome to the record (record-writer.ts), records an
- * Event and wakes the PetSet's sync.
+ * After the plan of every sync it is shown the PetSet's versions as cached and the plan's
+ * hook records (its `status.hooks`: the runs this plan asks for). The rules:
+ *  - A run starts only when the cache shows its record Running at that attempt (the intent
+ *    is recorded before the side effect) AND the plan still asks for it at that attempt: a
+ *    superseded version's hook, a cancelled one or one the plan just timed out never starts,
+ *    even for a moment (SPEC rule 2: a skipped version never runs).
+ *  - A run in flight that the plan does not ask for at its attempt is stopped and its side
+ *    effect withdrawn (its Job deleted, its handshake request removed if still its own).
+ *  - Never two runs of one hook id at once in this process: a stopped run's handler must have
+ *    returned before the id starts again; across processes the handlers see to it
+ *    (job-attempts.ts; docs/hooks.md, "Failure table").
+ *  - Nothing starts while the Lease fence refuses writes (a lapse before the loss is noticed):
+ *    the key is synced again shortly, and handlers check the fence on their own requests.
+ * A finished run writes its outcome to the record (record-writer.ts), records an Event and
+ * wakes the PetSet's sync.
  *
  * Nothing here is state that matters: the records are. A controller restarted mid-hook sees
  * Running records and starts them again, same id and attempt: the Job handler finds its Job by
@@ -31,6 +41,7 @@ import { runExternal, withdrawExternal } from "./external-handler.js";
 import type { HandlerDeps, HookHandler, HookRun } from "./hook-run.js";
 import { deleteHookJob, runJob } from "./job-handler.js";
 import { writeHookOutcome } from "./record-writer.js";
+import { isTransient, retryTransient } from "./transient.js";
 import { runWebhook } from "./webhook-handler.js";
 
 const HANDLERS: Record<HookHandlerKind, HookHandler> = {
@@ -45,6 +56,33 @@ interface InFlight {
   attempts: number;
   run: HookRun;
   abort: AbortController;
+  /** Settles once the handler returned (or threw). */
+  done: Promise<void>;
+}
+
+/** How soon a PetSet is synced again when the fence kept its runs from starting. */
+const RETRY_MS = 1_000;
+/** How long a finished run's outcome write keeps trying through transient errors. */
+const OUTCOME_WRITE_MS = 60_000;
+
+/**
+ * The runs to have in flight (pure): records Running in the cache that the plan asks for at
+ * the same attempt, by id, with the version whose status holds them.
+ */
+export function runsToHave(
+  versions: readonly PetSetVersion[],
+  planned: readonly HookRecord[],
+): Map<string, { record: HookRecord; holder: PetSetVersion }> {
+  const asked = new Map<string, number>();
+  for (const r of planned) if (r.phase === "Running") asked.set(r.id, r.attempts);
+  const runs = new Map<string, { record: HookRecord; holder: PetSetVersion }>();
+  for (const v of versions) {
+    for (const record of v.status?.hooks ?? []) {
+      if (record.phase === "Running" && asked.get(record.id) === record.attempts)
+        runs.set(record.id, { record, holder: v });
+    }
+  }
+  return runs;
 }
 
 export interface HookRunnerDeps extends HandlerDeps {
@@ -55,6 +93,8 @@ export interface HookRunnerDeps extends HandlerDeps {
   signal?: AbortSignal | undefined;
   /** When this controller began driving (planner/takeover.ts); the planner is given the same. */
   drivingSince?: number;
+  /** Handlers by kind, for tests (default: the real ones). */
+  handlers?: Partial<Record<HookHandlerKind, HookHandler>>;
 }
 
 export class HookRunner {
@@ -64,6 +104,10 @@ export class HookRunner {
    * for a moment, and they must not start again (a successful hook runs once where we can tell).
    */
   private readonly written = new Set<string>();
+  /** Stopped runs whose handler has not returned yet, by id: the id does not start again. */
+  private readonly settling = new Map<string, Promise<void>>();
+  /** Keys to sync again shortly (retrySoon). */
+  private readonly retries = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(private readonly deps: HookRunnerDeps) {}
 
@@ -72,20 +116,18 @@ export class HookRunner {
     return this.inFlight.size;
   }
 
-  reconcile(petSet: PetSet, versions: readonly PetSetVersion[]): void {
+  /**
+   * After a sync's plan: `versions` as cached, `planned` the plan's hook records (its
+   * status.hooks). Starts and stops runs by the rules of the header.
+   */
+  reconcile(petSet: PetSet, versions: readonly PetSetVersion[], planned: readonly HookRecord[]): void {
     const namespace = petSet.metadata.namespace ?? "default";
     const key = `${namespace}/${petSet.metadata.name ?? ""}`;
-    const wanted = new Map<string, { record: HookRecord; holder: PetSetVersion }>();
-    for (const v of versions) {
-      for (const record of v.status?.hooks ?? []) {
-        if (record.phase === "Running") wanted.set(record.id, { record, holder: v });
-      }
-    }
+    const wanted = runsToHave(versions, planned);
     for (const [id, f] of this.inFlight) {
       if (f.key !== key) continue;
-      const w = wanted.get(id);
-      if (w !== undefined && w.record.attempts === f.attempts) continue;
-      this.stop(id, f, w === undefined);
+      if (wanted.get(id)?.record.attempts === f.attempts) continue;
+      this.stop(id, f, true);
     }
     const running = new Set([...wanted.values()].map(({ record }) => `${record.id}#${record.attempts}`));
     for (const key of this.written) {
@@ -96,13 +138,41 @@ export class HookRunner {
       )
         this.written.delete(key);
     }
-    for (const [id, { record, holder }] of wanted) {
-      if (this.inFlight.has(id) || this.deps.signal?.aborted) continue;
-      if (this.written.has(`${id}#${record.attempts}`)) continue;
+    if (this.deps.signal?.aborted) return;
+    const toStart = [...wanted].filter(
+      ([id, { record }]) =>
+        !this.inFlight.has(id) && !this.settling.has(id) && !this.written.has(`${id}#${record.attempts}`),
+    );
+    if (toStart.length === 0) return;
+    if (!this.fenceHolds()) {
+      this.retrySoon(key);
+      return;
+    }
+    for (const [id, { record, holder }] of toStart) {
       const run = this.buildRun(petSet, versions, record);
       if (run === undefined) continue;
       this.start(key, id, holder, run);
     }
+  }
+
+  private fenceHolds(): boolean {
+    try {
+      this.deps.fence?.check();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Sync `key` again shortly (a run kept from starting, or interrupted). */
+  private retrySoon(key: string): void {
+    if (this.retries.has(key)) return;
+    const timer = setTimeout(() => {
+      this.retries.delete(key);
+      this.deps.enqueue(key);
+    }, RETRY_MS);
+    timer.unref?.();
+    this.retries.set(key, timer);
   }
 
   /** The PetSet is gone: stop its runs (their Jobs go with it through ownerReferences). */
@@ -112,10 +182,13 @@ export class HookRunner {
 
   stopAll(): void {
     for (const [id, f] of this.inFlight) this.stop(id, f, false);
+    for (const timer of this.retries.values()) clearTimeout(timer);
+    this.retries.clear();
   }
 
   private stop(id: string, f: InFlight, withdraw: boolean): void {
     this.inFlight.delete(id);
+    this.settling.set(id, f.done);
     f.abort.abort(new Error("hook run cancelled"));
     if (!withdraw || this.deps.signal?.aborted) return;
     const cleanup =
@@ -169,8 +242,6 @@ export class HookRunner {
 
   private start(key: string, id: string, holder: PetSetVersion, run: HookRun): void {
     const abort = new AbortController();
-    const f: InFlight = { key, attempts: run.record.attempts, run, abort };
-    this.inFlight.set(id, f);
     const deadline = hookDeadline(run.record.startedAt, run.spec.timeoutSeconds, this.deps.drivingSince);
     const left = Number.isNaN(deadline) ? 0 : Math.max(0, deadline - this.deps.clock.now());
     const signals = [abort.signal];
@@ -178,7 +249,13 @@ export class HookRunner {
     const signal = abortAfter(signals, left);
     const log = this.deps.logger.child({ hook: run.record.hook, id, attempt: run.record.attempts });
     log.info({ handler: run.record.handler }, "hook run started");
-    const handler = HANDLERS[run.record.handler];
+    const handler = this.deps.handlers?.[run.record.handler] ?? HANDLERS[run.record.handler];
+    let settled: () => void = () => {};
+    const done = new Promise<void>((resolve) => {
+      settled = resolve;
+    });
+    const f: InFlight = { key, attempts: run.record.attempts, run, abort, done };
+    this.inFlight.set(id, f);
     void (async () => {
       let outcome: { ok: boolean; message: string };
       try {
@@ -188,9 +265,21 @@ export class HookRunner {
           log.info({ reason: String(signal.reason) }, "hook run stopped");
           return;
         }
+        if (isTransient(err)) {
+          // Not the hook's failure: the run starts again (same attempt) on a later sync.
+          log.warn({ err: String(err) }, "hook run interrupted by a transient error; it is resumed");
+          this.retrySoon(key);
+          return;
+        }
         outcome = { ok: false, message: `error: ${err instanceof Error ? err.message : String(err)}` };
       } finally {
         if (this.inFlight.get(id) === f) this.inFlight.delete(id);
+        settled();
+        if (this.settling.get(id) === done) {
+          this.settling.delete(id);
+          // The id may start again (a new attempt waited for this one to end).
+          if (signal.aborted && !this.deps.signal?.aborted) this.deps.enqueue(key);
+        }
       }
       if (signal.aborted) return;
       log.info({ ok: outcome.ok, message: outcome.message }, "hook run finished");
@@ -210,15 +299,22 @@ export class HookRunner {
     outcome: { ok: boolean; message: string },
   ) {
     const namespace = run.context.namespace;
-    const written = await writeHookOutcome(
-      this.deps.kubeConfig,
-      {
-        namespace,
-        versionName: holder.metadata.name ?? versionName(run.context.petSet, holder.spec.version),
-        id: run.record.id,
-        attempts: run.record.attempts,
-      },
-      { ...outcome, finishedAt: new Date(this.deps.clock.now()).toISOString() },
+    // The outcome is known: a transient error writing it must not run the hook again.
+    const until = abortAfter(this.deps.signal ? [this.deps.signal] : [], OUTCOME_WRITE_MS);
+    const finishedAt = new Date(this.deps.clock.now()).toISOString();
+    const written = await retryTransient(
+      () =>
+        writeHookOutcome(
+          this.deps.kubeConfig,
+          {
+            namespace,
+            versionName: holder.metadata.name ?? versionName(run.context.petSet, holder.spec.version),
+            id: run.record.id,
+            attempts: run.record.attempts,
+          },
+          { ...outcome, finishedAt },
+        ),
+      until,
     );
     if (written === "written") {
       const what =

@@ -2,15 +2,25 @@
  * The `webhook` handler: POST a HookReview (hooks.petset.dev/v1) to a babysitter, like an
  * admission webhook: HTTPS with an optional caBundle (http:// only to loopback), a request
  * timeout, no redirects. The answer's `result` is Succeeded, Failed or Retry (after
- * `retryAfterSeconds`). Connection errors and 5xx answers are retried every 5 s until the
- * run's timeout (a babysitter restarting must not fail a hook); other answers are failures.
- * Retries of one run re-send the same `uid` (the hook id), so a babysitter can be idempotent.
+ * `retryAfterSeconds`). Transient failures are retried every 5 s until the run's timeout,
+ * never the hook's failure: connection errors, no answer in time, 429 and 5xx answers (a
+ * babysitter restarting or busy), and the Lease fence refusing (this replica not sure it
+ * leads yet); other answers are failures. Retries of one run re-send the same `uid` (the hook
+ * id), so a babysitter can be idempotent: a request whose answer was lost may have been acted
+ * on.
+ *
+ * Fenced like the controller's API writes (SPEC rule 9): the fence is checked before each
+ * POST and again, synchronously, as the request's bytes go out on its connection (a fresh
+ * one per request); a replica that is not sure it leads sends nothing.
  */
-import { request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { Socket } from "node:net";
 import { z } from "zod";
 import type { HookContext } from "../../api/index.js";
-import { type HookHandler, type HookOutcome, sleep, tail } from "./hook-run.js";
+import { fenceSocketWrites } from "../fenced-connection.js";
+import { fenceCheck, type HookHandler, type HookOutcome, sleep, tail } from "./hook-run.js";
+import { isTransientStatus } from "./transient.js";
 
 export const HOOK_REVIEW_API_VERSION = "hooks.petset.dev/v1";
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -43,12 +53,36 @@ interface HttpAnswer {
   body: string;
 }
 
-function post(url: URL, body: string, ca: string | undefined, signal: AbortSignal): Promise<HttpAnswer> {
+/** A one-request agent whose connection runs `check` before every write to it. */
+function fencedAgent(tls: boolean, check: () => void): HttpAgent {
+  const Base = tls ? HttpsAgent : HttpAgent;
+  const agent = new Base({ keepAlive: false, maxSockets: 1 });
+  const create = agent.createConnection.bind(agent) as (...args: unknown[]) => Socket;
+  (agent as unknown as { createConnection: (...args: unknown[]) => Socket }).createConnection = (
+    ...args: unknown[]
+  ) => {
+    const socket = create(...args);
+    fenceSocketWrites(socket, check);
+    return socket;
+  };
+  return agent;
+}
+
+function post(
+  url: URL,
+  body: string,
+  ca: string | undefined,
+  signal: AbortSignal,
+  check: () => void,
+): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
+    check();
+    const agent = fencedAgent(url.protocol === "https:", check);
     const options = {
       method: "POST",
       headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
       signal,
+      agent,
       timeout: REQUEST_TIMEOUT_MS,
       ...(ca !== undefined ? { ca } : {}),
     };
@@ -63,11 +97,13 @@ function post(url: URL, body: string, ca: string | undefined, signal: AbortSigna
     });
     req.on("timeout", () => req.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS / 1000}s`)));
     req.on("error", reject);
+    req.on("close", () => agent.destroy());
     req.end(body);
   });
 }
 
-export const runWebhook: HookHandler = async (run, _deps, signal): Promise<HookOutcome> => {
+export const runWebhook: HookHandler = async (run, deps, signal): Promise<HookOutcome> => {
+  const check = fenceCheck(deps);
   const spec = run.spec.webhook;
   if (spec === undefined) return { ok: false, message: "no webhook handler" };
   let url: URL;
@@ -84,14 +120,15 @@ export const runWebhook: HookHandler = async (run, _deps, signal): Promise<HookO
   for (;;) {
     let answer: HttpAnswer;
     try {
-      answer = await post(url, body, ca, signal);
+      answer = await post(url, body, ca, signal, check);
     } catch (err) {
+      // No answer (refused, reset, timed out) or not sent (the fence): not the hook's failure.
       if (signal.aborted) throw signal.reason;
+      deps.logger.debug({ hook: run.record.id, err: String(err) }, "webhook not answered; retrying");
       await sleep(TRANSIENT_RETRY_MS, signal);
-      void err;
       continue;
     }
-    if (answer.status >= 500) {
+    if (isTransientStatus(answer.status)) {
       await sleep(TRANSIENT_RETRY_MS, signal);
       continue;
     }
