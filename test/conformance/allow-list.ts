@@ -58,18 +58,6 @@ export const ALLOW_LIST: readonly AllowListEntry[] = [
     path: "body.message",
     reason: "parser error texts (label selector lexer, field selector, continue token) differ",
   },
-  {
-    scenario: "petset/status-subresource",
-    step: "put-without-resource-version",
-    path: "body",
-    reason: "kube names the resource (petsets) and prints 0x0 unquoted in this message; the shim the kind",
-  },
-  {
-    scenario: "petset/finalizers",
-    step: "add-finalizer",
-    path: "body",
-    reason: "kube lists the new finalizers in the message and reports the error twice",
-  },
   // tables and discovery
   {
     scenario: ["pod/table", "table/configmaps"],

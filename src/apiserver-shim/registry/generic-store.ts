@@ -11,6 +11,7 @@ import {
   badRequest,
   expired,
   fieldInvalid,
+  fieldInvalidGo,
   forbidden,
   invalid,
   modifiedConflict,
@@ -211,9 +212,11 @@ export class GenericStore {
     next.metadata.name = name;
     const rv = next.metadata.resourceVersion;
     if (rv && rv !== old.metadata.resourceVersion) throw modifiedConflict(def, name);
+    // kube's store.Update names the resource where the kind goes (its TODO: "The Invalid error
+    // should have a field for Resource") and prints the uint64 0 with %#v: `0x0`, unquoted.
     if (!rv && !def.strategy.allowUnconditionalUpdate && ctx.subresource === undefined)
-      throw invalid(def.group, def.kind, name, [
-        fieldInvalid("metadata.resourceVersion", "0x0", "must be specified for an update"),
+      throw invalid(def.group, def.resource, name, [
+        fieldInvalidGo("metadata.resourceVersion", 0, "0x0", "must be specified for an update"),
       ]);
     return this.commitUpdate(def, old, next, ctx, opts);
   }
@@ -245,9 +248,13 @@ export class GenericStore {
       }
       def.strategy.prepareForUpdate?.(next, old, ctx);
     }
-    const errs: FieldError[] = [...validateMetadata(next), ...validateMetadataUpdate(next, old)];
+    const metadataUpdate = validateMetadataUpdate(next, old);
     if (suppliedUid && suppliedUid !== old.metadata.uid)
-      errs.push(fieldInvalid("metadata.uid", suppliedUid, "field is immutable"));
+      metadataUpdate.push(fieldInvalid("metadata.uid", suppliedUid, "field is immutable"));
+    // kube checks ObjectMeta updates twice: in the common fields of every update
+    // (rest.BeforeUpdate) and again in the strategy's ValidateUpdate, so a refused metadata
+    // change is two causes (the message names it once).
+    const errs: FieldError[] = [...validateMetadata(next), ...metadataUpdate, ...metadataUpdate];
     if (sub === "status") errs.push(...(def.strategy.validateStatusUpdate?.(next, old, ctx) ?? []));
     else errs.push(...(def.strategy.validateUpdate?.(next, old, ctx) ?? []));
     if (errs.length) throw invalid(def.group, def.kind, old.metadata.name!, errs);

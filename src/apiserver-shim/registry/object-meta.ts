@@ -162,12 +162,13 @@ export function validateMetadataUpdate(obj: KubeObject, old: KubeObject): FieldE
   const errs: FieldError[] = [];
   if (old.metadata.deletionTimestamp) {
     const before = new Set(old.metadata.finalizers ?? []);
-    const added = (obj.metadata.finalizers ?? []).filter((f) => !before.has(f));
+    const added = [...new Set((obj.metadata.finalizers ?? []).filter((f) => !before.has(f)))].sort();
+    // ValidateNoNewFinalizers prints the new ones with Go's %#v of a []string.
     if (added.length)
       errs.push(
         fieldForbidden(
           "metadata.finalizers",
-          "no new finalizers can be added if the object is being deleted",
+          `no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(", ")}}`,
         ),
       );
   }

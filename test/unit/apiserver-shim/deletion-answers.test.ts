@@ -72,3 +72,39 @@ describe("issue 24 conformance: deletion answers", () => {
     ]);
   });
 });
+
+describe("issue 24 conformance: finalizers added to a deleted object", () => {
+  it("are refused naming the new finalizers, one message and two causes (kube validates ObjectMeta updates twice)", () => {
+    const c = testCore();
+    const cm = c.def("", "v1", "configmaps");
+    c.store.create(cm, "default", { metadata: { name: "f", finalizers: ["example.com/keep"] } }, c.ctx());
+    deleteObject(c.store, cm, "default", "f", {}, c.ctx());
+    let status: unknown;
+    try {
+      patchObject(
+        c.store,
+        cm,
+        "default",
+        "f",
+        "application/merge-patch+json",
+        '{"metadata":{"finalizers":["example.com/keep","example.com/z","example.com/a"]}}',
+        c.ctx(),
+        false,
+      );
+    } catch (e) {
+      status = (e as { status: unknown }).status;
+    }
+    const detail =
+      'no new finalizers can be added if the object is being deleted, found new finalizers []string{"example.com/a", "example.com/z"}';
+    expect(status).toMatchObject({
+      code: 422,
+      message: `ConfigMap "f" is invalid: metadata.finalizers: Forbidden: ${detail}`,
+      details: {
+        causes: [
+          { reason: "FieldValueForbidden", field: "metadata.finalizers", message: `Forbidden: ${detail}` },
+          { reason: "FieldValueForbidden", field: "metadata.finalizers", message: `Forbidden: ${detail}` },
+        ],
+      },
+    });
+  });
+});

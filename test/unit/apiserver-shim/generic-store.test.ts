@@ -152,7 +152,7 @@ describe("generic store", () => {
       c.store.update(w, "default", "w", { metadata: { name: "w" }, spec: {} }, c.ctx()),
     );
     expect(e.status.message).toBe(
-      'Widget.example.com "w" is invalid: metadata.resourceVersion: Invalid value: "0x0": must be specified for an update',
+      'widgets.example.com "w" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update',
     );
   });
 
