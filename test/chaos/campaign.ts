@@ -21,6 +21,8 @@ export function chaosProfile(kind: "campaign" | "slice", backend: ChaosBackend):
       // The slice never restarts an API server: it runs on the shared test cluster.
       apiServerRestarts: 0,
       etcdRestarts: 0,
+      lostAnswers: 0,
+      statusBursts: 0,
     };
   return {
     petSets: 3,
@@ -30,6 +32,8 @@ export function chaosProfile(kind: "campaign" | "slice", backend: ChaosBackend):
     freezes: 1,
     apiServerRestarts: 1,
     etcdRestarts: backend === "real" ? 1 : 0,
+    lostAnswers: 3,
+    statusBursts: 3,
   };
 }
 
@@ -39,6 +43,8 @@ export interface Totals {
   freezes: number;
   apiServerRestarts: number;
   etcdRestarts: number;
+  lostAnswers: number;
+  statusBursts: number;
   violations: number;
   versionsLost: number;
   versionsDuplicated: number;
@@ -57,6 +63,8 @@ export function totalsOf(outcomes: RunOutcome[]): Totals {
     freezes: sum((o) => o.faults.freezes),
     apiServerRestarts: sum((o) => o.faults.apiServerRestarts),
     etcdRestarts: sum((o) => o.faults.etcdRestarts),
+    lostAnswers: sum((o) => o.faults.lostAnswers),
+    statusBursts: sum((o) => o.faults.statusBursts),
     violations: sum((o) => o.violations.length),
     versionsLost: sum((o) => o.versionsLost.length),
     versionsDuplicated: sum((o) => o.versionsDuplicated.length),
@@ -72,7 +80,9 @@ export function describeRun(o: RunOutcome): string {
   const head =
     `chaos ${o.backend} seed ${o.seed}: ${failed(o) ? "FAILED" : "ok"} in ${Math.round(o.durationMs / 1000)} s ` +
     `(kills ${o.faults.kills}, freezes ${o.faults.freezes}, apiserver restarts ${o.faults.apiServerRestarts}, ` +
-    `etcd restarts ${o.faults.etcdRestarts}, converged in ${o.convergedInMs} ms)`;
+    `etcd restarts ${o.faults.etcdRestarts}, lost answers ${o.faults.lostAnswers}, ` +
+    `status bursts ${o.faults.statusBursts}${o.proxy ? ` ${JSON.stringify(o.proxy)}` : ""}, ` +
+    `converged in ${o.convergedInMs} ms)`;
   if (!failed(o)) return head;
   const lines = [
     ...o.violations.map((v) => `  violation: ${v}`),

@@ -92,6 +92,8 @@ export interface FaultProxy {
   /** PEM of the CA the proxy's https certificate is signed by (a webhook's `caBundle`). */
   caCert: string;
   set(f: NetworkFault[]): void;
+  /** Turns `f` on beside the faults already on (replacing one of its kind), arming only it. */
+  add(f: NetworkFault): void;
   clear(): void;
   /** Counters: requests, watches, forwarded, and one per fault applied (reset, blackholed, ...). */
   stats(): Record<string, number>;
@@ -390,20 +392,27 @@ export async function startFaultProxy(
   const url = `${plain ? "http" : "https"}://127.0.0.1:${port}`;
 
   const kubeconfig = proxyKubeConfig(url, caCert);
+  const arm = (f: NetworkFault) => {
+    faults = [...faults.filter((g) => g.kind !== f.kind), f];
+    if (f.kind === "status-burst") {
+      burstLeft = f.count;
+      burstCode = f.code;
+    }
+    if (f.kind === "lost-answer") lostLeft = f.count;
+    if (f.kind === "half-close-watch") for (const w of openWatches) w.halfClose(f.afterMs);
+  };
 
   return {
     kubeconfig,
     url,
     caCert,
     set(next) {
-      faults = [...next];
-      const burst = fault("status-burst");
-      burstLeft = burst?.count ?? 0;
-      if (burst) burstCode = burst.code;
-      lostLeft = fault("lost-answer")?.count ?? 0;
-      const halfClose = fault("half-close-watch");
-      if (halfClose) for (const w of openWatches) w.halfClose(halfClose.afterMs);
+      faults = [];
+      burstLeft = 0;
+      lostLeft = 0;
+      for (const f of next) arm(f);
     },
+    add: arm,
     clear() {
       faults = [];
       burstLeft = 0;

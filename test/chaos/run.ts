@@ -16,6 +16,7 @@ import { eventually } from "../support/cluster.js";
 import { type InvariantMonitor, startInvariantMonitor } from "../support/invariant-monitor.js";
 import type { ChaosCluster } from "./chaos-cluster.js";
 import { ControllerFleet, type Crash, type FencingBreach, type FleetCounts } from "./controller-fleet.js";
+import { type FaultProxy, startFaultProxy } from "./fault-proxy.js";
 import { convergenceGap, judgeVersions, listVersions } from "./outcome.js";
 import { seededRng } from "./prng.js";
 import {
@@ -34,8 +35,8 @@ export interface RunOptions {
   /** How to reproduce this run (printed with a failure). */
   reproduce: string;
   /**
-   * The kubeconfig the controllers use, from the cluster's: the network fault proxy
-   * (`startFaultProxy(target)`) plugs in here.
+   * The kubeconfig the controllers use, from the cluster's. Without it, a profile with network
+   * faults puts a fault proxy of its own (seeded) between the controllers and the cluster.
    */
   controllerKubeConfig?: (target: KubeConfig) => Promise<KubeConfig>;
   log?: (line: string) => void;
@@ -45,7 +46,16 @@ export interface RunOutcome {
   seed: number;
   backend: string;
   petSets: { name: string; features: string[]; steps: string[] }[];
-  faults: { kills: number; freezes: number; apiServerRestarts: number; etcdRestarts: number };
+  faults: {
+    kills: number;
+    freezes: number;
+    apiServerRestarts: number;
+    etcdRestarts: number;
+    lostAnswers: number;
+    statusBursts: number;
+  };
+  /** The fault proxy's counters (what the network faults hit), when the run had one. */
+  proxy?: Record<string, number>;
   violations: string[];
   versionsLost: string[];
   versionsDuplicated: string[];
@@ -86,9 +96,15 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
   const kc = cluster.kubeConfig;
   const custom = kc.makeApiClient(CustomObjectsApi);
   const ps = { group: GROUP, version: VERSION, plural: PETSET_PLURAL, namespace };
-  const controllerKubeConfig = opts.controllerKubeConfig
-    ? await opts.controllerKubeConfig(cluster.controllerKubeConfig)
-    : cluster.controllerKubeConfig;
+  const networkFaults = opts.profile.lostAnswers + opts.profile.statusBursts > 0;
+  let proxy: FaultProxy | undefined;
+  let controllerKubeConfig = cluster.controllerKubeConfig;
+  if (opts.controllerKubeConfig) controllerKubeConfig = await opts.controllerKubeConfig(controllerKubeConfig);
+  else if (networkFaults) {
+    const random = seededRng(opts.seed).fork("proxy");
+    proxy = await startFaultProxy(controllerKubeConfig, { random: () => random.next() });
+    controllerKubeConfig = proxy.kubeconfig;
+  }
   const fleet = new ControllerFleet({
     controllerKubeConfig,
     kubeConfig: kc,
@@ -97,7 +113,14 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
     writesBy: (ua, since) => cluster.writesBy(ua, since),
   });
   const harnessErrors: string[] = [];
-  const injected = { kills: 0, freezes: 0, apiServerRestarts: 0, etcdRestarts: 0 };
+  const injected = {
+    kills: 0,
+    freezes: 0,
+    apiServerRestarts: 0,
+    etcdRestarts: 0,
+    lostAnswers: 0,
+    statusBursts: 0,
+  };
   const monitors = new Map<string, InvariantMonitor>();
   fleet.start();
   try {
@@ -120,17 +143,21 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
     const inject = async (f: FaultEvent) => {
       const wait = t0 + f.atMs - Date.now();
       if (wait > 0) await sleep(wait);
-      log(`  +${Date.now() - t0} ms ${f.kind}`);
+      log(`  +${Date.now() - t0} ms ${f.kind}${f.network ? ` ${JSON.stringify(f.network)}` : ""}`);
       try {
         if (f.kind === "kill") await fleet.kill(rng);
         else if (f.kind === "freeze") await fleet.freeze();
         else if (f.kind === "apiserver-restart") await cluster.restartApiServer();
-        else await cluster.restartEtcd();
+        else if (f.kind === "etcd-restart") await cluster.restartEtcd();
+        else if (f.network && proxy) proxy.add(f.network);
+        else throw new Error("a network fault without a fault proxy (controllerKubeConfig was given)");
         const key = {
           kill: "kills",
           freeze: "freezes",
           "apiserver-restart": "apiServerRestarts",
           "etcd-restart": "etcdRestarts",
+          "lost-answer": "lostAnswers",
+          "status-burst": "statusBursts",
         } as const;
         injected[key[f.kind]]++;
       } catch (err) {
@@ -143,6 +170,7 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
     await Promise.all([...actions, faults]);
 
     // Faults stop: heal every PetSet, then judge convergence within the bound.
+    proxy?.clear();
     for (const p of scenario.petSets)
       await userWrite(`${p.name} heal`, () =>
         custom.patchNamespacedCustomObject({ ...ps, name: p.name, body: { spec: healPatch() } }, merge),
@@ -187,6 +215,7 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
         steps: p.steps.map((s) => s.kind),
       })),
       faults: injected,
+      ...(proxy ? { proxy: proxy.stats() } : {}),
       violations,
       versionsLost,
       versionsDuplicated,
@@ -201,6 +230,7 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
     };
   } finally {
     await fleet.stop();
+    await proxy?.stop();
     for (const m of monitors.values()) await m.stop();
     await kc
       .makeApiClient(CoreV1Api)

@@ -2,10 +2,13 @@
  * The seeded scenario of one chaos run: a few PetSets in one namespace, each with a list of
  * user actions (rollouts, spec changes mid-rollout, broken images then fixes, scale, pause and
  * resume, partition canaries; autoRollback and an exec preUpdate hook on some), and a fault
- * schedule (controller SIGKILLs, a frozen leader, API server and etcd restarts). Pure: the
- * same seed and profile give the same scenario.
+ * schedule (controller SIGKILLs, a frozen leader, API server and etcd restarts, and network
+ * faults on the controllers' requests through the fault proxy: lost answers of applied writes
+ * and 429/503 bursts, each scoped to one resource the run exercises). Pure: the same seed and
+ * profile give the same scenario.
  */
 import { API_VERSION, PETSET_KIND } from "../../src/api/index.js";
+import type { NetworkFault } from "./fault-proxy.js";
 import { type Rng, seededRng } from "./prng.js";
 
 export type StepKind =
@@ -35,12 +38,20 @@ export interface PetSetPlan {
   steps: Step[];
 }
 
-export type FaultKind = "kill" | "freeze" | "apiserver-restart" | "etcd-restart";
+export type FaultKind =
+  | "kill"
+  | "freeze"
+  | "apiserver-restart"
+  | "etcd-restart"
+  | "lost-answer"
+  | "status-burst";
 
 export interface FaultEvent {
   /** Milliseconds after the actions start. */
   atMs: number;
   kind: FaultKind;
+  /** lost-answer and status-burst: the fault the proxy is given (scoped, counted). */
+  network?: NetworkFault;
 }
 
 export interface ChaosProfile {
@@ -52,6 +63,10 @@ export interface ChaosProfile {
   freezes: number;
   apiServerRestarts: number;
   etcdRestarts: number;
+  /** Network faults on the controllers' requests (the fault proxy): indeterminate writes. */
+  lostAnswers: number;
+  /** ... and 429/503 bursts. */
+  statusBursts: number;
 }
 
 export interface Scenario {
@@ -182,7 +197,36 @@ export function generateScenario(seed: number, profile: ChaosProfile): Scenario 
       steps.push(nextStep(r, s, r.int(Math.floor(meanGap / 2), Math.floor(meanGap * 1.5))));
     petSets.push({ name, manifest, features, steps });
   }
-  return { seed, profile, petSets, faults: faultSchedule(rng.fork("faults"), profile) };
+  const scopes = networkScopes(petSets);
+  const faults = faultSchedule(rng.fork("faults"), profile).map((f) =>
+    f.kind === "lost-answer" || f.kind === "status-burst"
+      ? { ...f, network: networkFault(rng.fork(`network-${f.atMs}`), f.kind, scopes) }
+      : f,
+  );
+  return { seed, profile, petSets, faults };
+}
+
+/**
+ * The resources a network fault may be scoped to: the controller's writes a run makes (pods,
+ * versions, status, Events), pods/exec when a PetSet has an exec hook, jobs when one has a
+ * Job hook. Never the Lease: its faults are network-faults.test.ts's.
+ */
+export function networkScopes(petSets: readonly PetSetPlan[]): string[] {
+  const scopes = ["pods", "petsetversions", "petsets/status", "events"];
+  const features = petSets.flatMap((p) => p.features);
+  if (features.some((f) => f.endsWith("-exec"))) scopes.push("pods/exec");
+  if (features.some((f) => f.endsWith("-job"))) scopes.push("jobs");
+  return scopes;
+}
+
+function networkFault(rng: Rng, kind: "lost-answer" | "status-burst", scopes: string[]): NetworkFault {
+  const resources = [rng.pick(scopes)];
+  if (kind === "status-burst")
+    return { kind, code: rng.pick([429, 503] as const), count: rng.int(2, 6), resources };
+  // Dropped, or delayed past the controller's 15 s request timeout as often as not.
+  return rng.chance(0.5)
+    ? { kind, resources, count: rng.int(1, 3), answer: "drop" }
+    : { kind, resources, count: rng.int(1, 3), answer: "delay", delayMs: rng.int(2_000, 25_000) };
 }
 
 /** Faults spread over the action time, in order; the kinds shuffled among the slots. */
@@ -192,6 +236,8 @@ function faultSchedule(rng: Rng, p: ChaosProfile): FaultEvent[] {
     ...Array<FaultKind>(p.freezes).fill("freeze"),
     ...Array<FaultKind>(p.apiServerRestarts).fill("apiserver-restart"),
     ...Array<FaultKind>(p.etcdRestarts).fill("etcd-restart"),
+    ...Array<FaultKind>(p.lostAnswers).fill("lost-answer"),
+    ...Array<FaultKind>(p.statusBursts).fill("status-burst"),
   ];
   for (let i = kinds.length - 1; i > 0; i--) {
     const j = rng.int(0, i);
