@@ -45,7 +45,9 @@ afterAll(async () => {
 /** The latest progress the API shows: pods turning Ready, Progressing's last transition. */
 async function lastProgressMs(name: string): Promise<number> {
   const times = [
-    Date.parse(condition(await getPetSet(env, name), ConditionTypes.progressing)?.lastTransitionTime ?? ""),
+    new Date(
+      condition(await getPetSet(env, name), ConditionTypes.progressing)?.lastTransitionTime ?? 0,
+    ).getTime(),
   ];
   for (const pod of await listPods(env, name)) {
     const ready = pod.status?.conditions?.find((c) => c.type === "Ready");
