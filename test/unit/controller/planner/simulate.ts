@@ -22,6 +22,11 @@ export interface SimOptions {
   tickMs: number;
   readyTicks: number;
   terminateTicks: number;
+  /**
+   * Versions are recorded by the controller under test (the model checker drives the real
+   * recorder, src/versions/plan-sync.ts), not by this world on every spec change.
+   */
+  versionsByController: boolean;
 }
 
 interface SimPod {
@@ -53,7 +58,7 @@ export function createWorld(petSet: PetSet, options: Partial<SimOptions> = {}): 
     claims: new Map(),
     now: 1_000_000,
     serial: 0,
-    options: { tickMs: 1000, readyTicks: 2, terminateTicks: 1, ...options },
+    options: { tickMs: 1000, readyTicks: 2, terminateTicks: 1, versionsByController: false, ...options },
     violations: [],
     stepsApplied: [],
   };
@@ -65,6 +70,7 @@ const isBrokenImage = (image: string) => image.endsWith(":broken");
 
 /** The version sync: record a new version when the pod-shaping content changed. */
 export function syncVersions(world: World): void {
+  if (world.options.versionsByController) return;
   const { template, volumeClaimTemplates } = world.petSet.spec;
   const hash = contentHash({ template, volumeClaimTemplates });
   const newest = world.versions[world.versions.length - 1];
@@ -122,10 +128,15 @@ function violate(world: World, step: Step, message: string) {
   world.violations.push(`t=${world.now} ${step.kind}: ${message}`);
 }
 
-/** With spec.roles the leader's pet goes last whatever its ordinal (roles.ts). */
-function isLeader(world: World, pod: PodView): boolean {
+/**
+ * With spec.roles followers go first, then pets of unknown role, the leader last, whatever
+ * their ordinals (roles.ts): "highest first" holds among pets of one role.
+ */
+function roleOf(world: World, pod: PodView | undefined): string {
   const roles = world.petSet.spec.roles;
-  return roles !== undefined && pod.labels[roles.labelKey] === roles.leader;
+  if (roles === undefined || pod === undefined) return "";
+  const value = pod.labels[roles.labelKey];
+  return value === undefined ? "unknown" : value === roles.leader ? "leader" : "follower";
 }
 
 function checkBefore(world: World, step: Step): void {
@@ -180,7 +191,7 @@ function checkBefore(world: World, step: Step): void {
         p.deletionTimestamp === undefined &&
         p.hash === pod?.hash &&
         isRunningAndReady(p) &&
-        !isLeader(world, p),
+        roleOf(world, p) === roleOf(world, pod),
     );
     if (higher.length > 0) violate(world, step, `updated ${step.podName} before higher ${higher[0]?.name}`);
   }
