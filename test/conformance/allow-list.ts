@@ -60,11 +60,6 @@ export const ALLOW_LIST: readonly AllowListEntry[] = [
   },
   // tables and discovery
   {
-    scenario: ["pod/table", "table/configmaps"],
-    path: "body.columnDefinitions",
-    reason: "the shim abbreviates built-in column descriptions",
-  },
-  {
     scenario: ["discovery/api-v1", "discovery/petset-group"],
     path: "body",
     reason: "no storageVersionHash; verbs in another order",

@@ -16,7 +16,16 @@ export const namespaceTable: TableConvertor = {
 };
 
 export const configMapTable: TableConvertor = {
-  columns: [NAME_COLUMN, column("Data", "string", "Number of data in configmap"), AGE_COLUMN],
+  // kube describes the column with the ConfigMap.data field doc.
+  columns: [
+    NAME_COLUMN,
+    column(
+      "Data",
+      "string",
+      "Data contains the configuration data. Each key must consist of alphanumeric characters, '-', '_' or '.'. Values with non-UTF-8 byte sequences must use the BinaryData field. The keys stored in Data must not overlap with the keys in the BinaryData field, this is enforced during validation process.",
+    ),
+    AGE_COLUMN,
+  ],
   cells: (o, now) => [o.metadata.name, count(o.data) + count(o.binaryData), objectAge(o, now)],
 };
 
