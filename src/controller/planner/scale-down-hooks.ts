@@ -78,25 +78,23 @@ export function keepRunningScaleDownHooks(ctx: PlanContext, condemned: readonly 
   }
 }
 
-/** Pets back in range: their finished scale-down records are retired (see the header). */
+/** Pets back in range: their finished scale-down records are retired (see the header). One pass. */
 export function retireScaleDownRecords(ctx: PlanContext): void {
   const iso = new Date(ctx.input.now).toISOString();
-  for (const o of ctx.spec.ordinals) {
-    const pod = ctx.podsByOrdinal.get(o);
-    if (pod === undefined) continue;
-    for (const hook of ["preScaleDown", "switchover"] as const) {
-      for (const record of occasions(ctx, hook, pod).values()) {
-        if (record.phase !== "Succeeded" && record.phase !== "Failed") continue;
-        const holder = ctx.hooks.records.get(record.id)?.holder;
-        if (holder === undefined) continue;
-        writeRecord(ctx.hooks, holder, {
-          ...record,
-          phase: "Cancelled",
-          finishedAt: record.finishedAt ?? iso,
-          message: `the pet is back in range (scaled up) after: ${record.phase}${record.message !== undefined ? ` (${record.message})` : ""}; a later scale-down runs the hook again under a new id`,
-        });
-      }
-    }
+  const inRange = new Set(ctx.spec.ordinals);
+  const downSwitchover = `switchover.${ctx.spec.setName}.down.`;
+  for (const [id, { record, holder }] of ctx.hooks.records) {
+    if (record.phase !== "Succeeded" && record.phase !== "Failed") continue;
+    if (record.hook !== "preScaleDown" && !id.startsWith(downSwitchover)) continue;
+    if (record.ordinal === undefined || !inRange.has(record.ordinal)) continue;
+    const pod = ctx.podsByOrdinal.get(record.ordinal);
+    if (pod === undefined || pod.uid !== record.podUID) continue;
+    writeRecord(ctx.hooks, holder, {
+      ...record,
+      phase: "Cancelled",
+      finishedAt: record.finishedAt ?? iso,
+      message: `the pet is back in range (scaled up) after: ${record.phase}${record.message !== undefined ? ` (${record.message})` : ""}; a later scale-down runs the hook again under a new id`,
+    });
   }
 }
 
