@@ -164,10 +164,13 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
         harnessErrors.push(`${f.kind} at +${f.atMs} ms: ${err instanceof Error ? err.message : String(err)}`);
       }
     };
-    const faults = (async () => {
-      for (const f of scenario.faults) await inject(f);
-    })();
-    await Promise.all([...actions, faults]);
+    // Network faults keep their own time: the process faults before them wait for leaders
+    // and would push them past the user actions they are meant to meet.
+    const timeline = (network: boolean) =>
+      (async () => {
+        for (const f of scenario.faults) if ((f.network !== undefined) === network) await inject(f);
+      })();
+    await Promise.all([...actions, timeline(false), timeline(true)]);
 
     // Faults stop: heal every PetSet, then judge convergence within the bound.
     proxy?.clear();
