@@ -18,7 +18,7 @@
  * not sure it holds its Lease starts no command.
  */
 import type { IncomingMessage } from "node:http";
-import { type NetConnectOpts, connect as netConnect } from "node:net";
+import { isIP, type NetConnectOpts, connect as netConnect, Socket } from "node:net";
 import { Readable, Writable } from "node:stream";
 import { type ConnectionOptions, connect as tlsConnect } from "node:tls";
 import { Exec, type KubeConfig, type V1Status } from "@kubernetes/client-node";
@@ -221,16 +221,7 @@ function webSocketsOf(kc: KubeConfig, fence: (() => void) | undefined): WebSocke
       if (!server) throw new PodExecError("BadRequest", "the kubeconfig has no current cluster");
       const opts: WebSocket.ClientOptions = {};
       await kc.applyToHTTPSOptions(opts);
-      if (fence !== undefined) {
-        const tls = server.startsWith("https:");
-        opts.createConnection = ((options: object) => {
-          const socket = tls
-            ? tlsConnect(options as ConnectionOptions)
-            : netConnect(options as NetConnectOpts);
-          fenceSocketWrites(socket, fence);
-          return socket;
-        }) as WebSocket.ClientOptions["createConnection"];
-      }
+      if (fence !== undefined) fenceConnections(opts, server.startsWith("https:"), fence);
       const ws = new WebSocket(
         `${server.replace(/^http/, "ws").replace(/\/+$/, "")}${path}`,
         PROTOCOLS,
@@ -254,6 +245,30 @@ function webSocketsOf(kc: KubeConfig, fence: (() => void) | undefined): WebSocke
       });
     },
   };
+}
+
+/**
+ * `fence` before every write to the exec's connection: the agent client-node set (a fresh one
+ * per call) makes its connections fenced; without an agent, `createConnection` does.
+ */
+function fenceConnections(opts: WebSocket.ClientOptions, tls: boolean, fence: () => void): void {
+  const agent = opts.agent as { createConnection?: (...args: unknown[]) => unknown } | undefined;
+  if (agent !== undefined && typeof agent.createConnection === "function") {
+    const create = agent.createConnection.bind(agent);
+    agent.createConnection = (...args: unknown[]) => {
+      const socket = create(...args);
+      if (socket instanceof Socket) fenceSocketWrites(socket, fence);
+      return socket;
+    };
+    return;
+  }
+  opts.createConnection = ((options: ConnectionOptions & NetConnectOpts) => {
+    const host = options.host ?? "";
+    const servername = options.servername ?? (isIP(host) === 0 ? host : "");
+    const socket = tls ? tlsConnect({ ...options, path: undefined, servername }) : netConnect(options);
+    fenceSocketWrites(socket, fence);
+    return socket;
+  }) as WebSocket.ClientOptions["createConnection"];
 }
 
 /** The error an upgrade refusal carries: its Status when the body is one. */
