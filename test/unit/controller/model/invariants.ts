@@ -1,6 +1,9 @@
 /** The invariants the model checker holds the truth to after every change. See stale-model.ts. */
+import type { PetSetVersion } from "../../../../src/api/index.js";
 import { isAvailable, resolveMaxUnavailable, type Step } from "../../../../src/controller/planner/index.js";
 import type { PodView } from "../../../../src/controller/planner/views.js";
+import { versionedContent } from "../../../../src/versions/content.js";
+import { hashContent } from "../../../../src/versions/hash.js";
 import { mutate } from "../planner/simulate.js";
 import { record, seen } from "./feeds.js";
 import { type InFlight, type Model, noteWrite, type Replica } from "./stale-model.js";
@@ -63,7 +66,44 @@ export function checkTruth(m: Model): void {
     const pods = [...m.world.pods.values()].map((p) => `${p.view.name}@v${p.view.version}`).join(" ");
     m.violations.push(`t=${m.world.now}: ${contents.size} versions live: ${pods}`);
   }
-  const numbers = m.world.versions.map((v) => v.spec.version);
-  if (numbers.some((n, i) => n !== i + 1))
-    m.violations.push(`version numbers not 1..N: ${numbers.join(",")}`);
+  for (const finding of versionFindings(m.world.petSet.metadata.name ?? "", m.world.versions))
+    if (!m.violations.includes(finding)) m.violations.push(finding);
+}
+
+/**
+ * SPEC rule 1 on the recorded history (the numbers and names the recorder chose): numbers
+ * 1..N, each named `<set>-v<N>`, no two consecutive versions of one content, and older
+ * content repeated only with rollbackOf.
+ */
+export function versionFindings(set: string, versions: readonly PetSetVersion[]): string[] {
+  const out: string[] = [];
+  const numbers = versions.map((v) => v.spec.version);
+  if (numbers.some((n, i) => n !== i + 1)) out.push(`version numbers not 1..N: ${numbers.join(",")}`);
+  const first = new Map<string, number>();
+  versions.forEach((v, i) => {
+    if (v.metadata.name !== `${set}-v${v.spec.version}`)
+      out.push(`version ${v.metadata.name} holds number ${v.spec.version}`);
+    const prev = versions[i - 1];
+    if (prev !== undefined && prev.spec.hash === v.spec.hash)
+      out.push(`v${prev.spec.version} and v${v.spec.version} record the same content`);
+    else if (first.has(v.spec.hash) && v.spec.rollbackOf === undefined)
+      out.push(`v${v.spec.version} repeats v${first.get(v.spec.hash)} without rollbackOf`);
+    if (!first.has(v.spec.hash)) first.set(v.spec.hash, v.spec.version);
+  });
+  return out;
+}
+
+/** The newest version holds the spec's content. */
+export function recorded(m: Model): boolean {
+  return m.world.versions.at(-1)?.spec.hash === hashContent(versionedContent(m.world.petSet.spec));
+}
+
+/** Once faults stop and the controller had time to settle: the newest version holds the spec (no change lost). */
+export function checkRecorded(m: Model): void {
+  const newest = m.world.versions.at(-1);
+  const want = hashContent(versionedContent(m.world.petSet.spec));
+  if (newest?.spec.hash !== want)
+    m.violations.push(
+      `the spec's content (${want}) is not recorded: newest version v${newest?.spec.version ?? "none"} holds ${newest?.spec.hash ?? "nothing"}`,
+    );
 }

@@ -9,6 +9,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { makePetSet } from "../planner/fixtures.js";
 import { converged, createWorld, setImage, updateSpec } from "../planner/simulate.js";
+import { checkRecorded, recorded } from "./invariants.js";
 import {
   codeBeforeSafetyIssue,
   crash,
@@ -127,7 +128,8 @@ function newModel(s: Setup, opts: ModelOptions, replicas = 2): Model {
         rollingUpdate: { partition: 0, maxUnavailable: s.maxUnavailable, podUpdatePolicy: s.podUpdatePolicy },
       },
     }),
-    { readyTicks: s.readyTicks },
+    // The controller records versions (the real recorder), not the world on each spec change.
+    { readyTicks: s.readyTicks, versionsByController: true },
   );
   return createModel(world, opts, replicas);
 }
@@ -199,9 +201,11 @@ function settle(m: Model, maxTicks = 300): boolean {
       startSync(m, l);
       for (let i = 0; i < 50 && l.inflight !== undefined; i++) executeNext(m, l);
     }
-    if (converged(m.world)) return true;
+    // Converged means the pets run the newest version and that version holds the spec.
+    if (converged(m.world) && recorded(m)) return true;
     tick(m);
   }
+  checkRecorded(m);
   return false;
 }
 

@@ -6,15 +6,20 @@
  *   ordered list of states the truth went through, as a watch would deliver them. A replica's
  *   view is, per object, how far it has read that object's feed: watch order is preserved per
  *   object and interleaving across objects is arbitrary (the scheduler chooses).
- * - Replicas: each plans on its own view with the real planner (planRollout), keeps the real
- *   ExpectationStore (src/controller/expectations.ts) and executes its plan one step at a
- *   time, so other things can happen between two steps of one sync. Steps meet the API's
- *   preconditions (uid/resourceVersion → 409, NotFound, AlreadyExists) like the executor.
+ * - Replicas: each records versions on its own view with the real version recorder
+ *   (planVersionSync, src/versions/plan-sync.ts: a user's change only edits the spec, so the
+ *   numbers the rule-1 check reads are the recorder's), plans with the real planner
+ *   (planRollout), keeps the real ExpectationStore (src/controller/expectations.ts) and
+ *   executes its sync one step at a time, so other things can happen between two steps of
+ *   one sync. Steps meet the API's preconditions (uid/resourceVersion → 409, NotFound,
+ *   AlreadyExists: a version name taken) like the executor.
  * - The Lease: the leader renews every tick unless frozen; a standby takes over once the
- *   record is older than the lease duration. With fencing, a replica executes a step only
- *   while its last renew is younger than leaseDuration - margin, and a new leader's caches
- *   start on leadership (a fresh view). Without (the code before the safety issue), a frozen
- *   leader resumes and finishes its sync, and a standby plans on its lagging view.
+ *   record is older than the lease duration. With fencing, each replica holds the real
+ *   LeaseFence (src/controller/lease-guard.ts) on the model's clock, told of every renew and
+ *   of the loss as the elector tells it; a step is executed only when the fence's check()
+ *   passes, and a new leader's caches start on leadership (a fresh view). Without (the code
+ *   before the safety issue), a frozen leader resumes and finishes its sync, and a standby
+ *   plans on its lagging view.
  * - Restarts: a replica crashes at any point (its in-flight plan, view and expectations are
  *   gone) and a fresh one takes its place.
  *
@@ -22,13 +27,17 @@
  * contents live (terminating pods count), an update never makes more than maxUnavailable pets
  * unavailable except through disruptions the acting replica could not have seen, no pet moved
  * below the partition or while paused (as the acting replica's view of the spec says), version
- * numbers unique and gap-free, and no two replicas writing within one tick of each other's
- * lease (one writer).
+ * numbers 1..N with matching names, no change recorded twice (two consecutive versions of one
+ * content, older content repeated without rollbackOf), the newest version holding the spec
+ * once faults stop (no change lost), and no two replicas writing within one tick of each
+ * other's lease (one writer).
  */
-import type { PetSetStatus } from "../../../../src/api/index.js";
+import type { PetSetStatus, PetSetVersion } from "../../../../src/api/index.js";
 import { type Expectation, ExpectationStore } from "../../../../src/controller/expectations.js";
+import { isLeaseLost, LeaseFence } from "../../../../src/controller/lease-guard.js";
 import { planRollout, type Step } from "../../../../src/controller/planner/index.js";
 import type { ClaimView, PodView } from "../../../../src/controller/planner/views.js";
+import { planVersionSync } from "../../../../src/versions/plan-sync.js";
 import { tick as kubeletTick, type World } from "../planner/simulate.js";
 import { deliverAll, lookupFor, record, viewOf } from "./feeds.js";
 import { applyChecked } from "./invariants.js";
@@ -44,6 +53,8 @@ export interface ModelOptions {
   /** Writes stop this many ticks before the lease could expire. */
   marginTicks: number;
   expectationsTimeoutTicks: number;
+  /** The version recorder (default the real planVersionSync; a planted-fault test swaps it). */
+  recorder?: typeof planVersionSync;
 }
 
 export const fixedCode: ModelOptions = {
@@ -57,8 +68,16 @@ export const codeBeforeSafetyIssue: ModelOptions = { ...fixedCode, expectations:
 
 export type FeedState = PodView | ClaimView | World["petSet"] | World["versions"][number] | undefined;
 
+/** A version the sync's recorder decided to create: POSTed before the planner's steps. */
+export interface CreateVersionStep {
+  kind: "createVersion";
+  version: PetSetVersion;
+}
+
+export type ModelStep = Step | CreateVersionStep;
+
 export interface InFlight {
-  steps: Step[];
+  steps: ModelStep[];
   status: PetSetStatus;
   petSetIndex: number;
   view: View;
@@ -75,6 +94,8 @@ export interface Replica {
   id: number;
   read: Map<string, number>;
   expectations: ExpectationStore;
+  /** The real fence, on the model's clock (used only with `fencing`). */
+  fence: LeaseFence;
   inflight: InFlight | undefined;
   lastRenewAt: number | undefined;
   /** When it took the Lease: the planner judges no time before (planner/takeover.ts). */
@@ -126,6 +147,7 @@ function newReplica(m: Model): Replica {
     id: m.nextId++,
     read: new Map(),
     expectations: new ExpectationStore(m.opts.expectationsTimeoutTicks * tickMs(m)),
+    fence: new LeaseFence({ now: () => m.world.now }, (m.opts.leaseTicks - m.opts.marginTicks) * tickMs(m)),
     inflight: undefined,
     lastRenewAt: undefined,
     drivingSince: undefined,
@@ -150,6 +172,7 @@ function electLeader(m: Model): void {
   m.lease = { holder: next.id, renewAt: now };
   next.leading = true;
   next.lastRenewAt = now;
+  next.fence.renewed(now);
   next.drivingSince = now;
   // Caches start on leadership: the first list is a consistent read.
   if (m.opts.fencing) deliverAll(m, next);
@@ -162,19 +185,28 @@ function leaseTick(m: Model): void {
     if (m.lease.holder === r.id) {
       m.lease.renewAt = m.world.now;
       r.lastRenewAt = m.world.now;
+      r.fence.renewed(m.world.now);
     } else {
       r.leading = false; // lost: it never writes again (with fencing its in-flight plan stops)
-      if (m.opts.fencing) r.inflight = undefined;
+      r.fence.lose(`replica ${m.lease.holder} holds the Lease`);
+      // The controller exits on a lost Lease (exit 1) and is restarted: a fresh replica.
+      if (m.opts.fencing) crash(m, r);
     }
   }
   electLeader(m);
 }
 
+/** With fencing, the real LeaseFence decides (its check() throws LeaseLostError). */
 function mayWrite(m: Model, r: Replica): boolean {
   if (r.frozen || r.crashed) return false;
   if (!m.opts.fencing) return r.leading || r.inflight !== undefined;
-  if (!r.leading || r.lastRenewAt === undefined) return false;
-  return m.world.now - r.lastRenewAt < (m.opts.leaseTicks - m.opts.marginTicks) * tickMs(m);
+  try {
+    r.fence.check();
+    return true;
+  } catch (err) {
+    if (isLeaseLost(err)) return false;
+    throw err;
+  }
 }
 
 // ------------------------------------------------------------------ actions
@@ -223,15 +255,27 @@ export function startSync(m: Model, r: Replica): void {
     if (check.pending.length > 0) return;
   }
   const view = viewOf(m, r);
+  const steps: ModelStep[] = [];
+  let versions = view.versions;
+  if (m.world.options.versionsByController) {
+    // As sync.ts: record the spec's content first, then plan with the new version.
+    const recorded = (m.opts.recorder ?? planVersionSync)(view.petSet, view.versions);
+    if (recorded.action === "create") {
+      steps.push({ kind: "createVersion", version: recorded.version });
+      versions = [...versions, recorded.version];
+    }
+  }
+  if (versions.length === 0) return;
   const plan = planRollout({
     petSet: view.petSet,
-    versions: view.versions,
+    versions,
     pods: view.pods,
     claims: view.claims,
     now,
     ...(r.drivingSince !== undefined ? { drivingSince: r.drivingSince } : {}),
   });
-  r.inflight = { steps: [...plan.steps], status: plan.status, petSetIndex: r.read.get("petset") ?? -1, view };
+  steps.push(...plan.steps);
+  r.inflight = { steps, status: plan.status, petSetIndex: r.read.get("petset") ?? -1, view };
 }
 
 /** The replica's sync performs its next step (or, after the last, writes status). */
@@ -261,8 +305,23 @@ export function executeNext(m: Model, r: Replica): void {
 
 type Outcome = "ok" | "conflict" | "notFound" | "alreadyExists";
 
-function perform(m: Model, r: Replica, f: InFlight, step: Step, expect: (e: Expectation) => void): Outcome {
+function perform(
+  m: Model,
+  r: Replica,
+  f: InFlight,
+  step: ModelStep,
+  expect: (e: Expectation) => void,
+): Outcome {
   const { world } = m;
+  if (step.kind === "createVersion") {
+    const name = step.version.metadata.name ?? "";
+    // Intent first (sync.ts, expectBefore): the version is expected before the POST.
+    expect({ kind: "present", resource: "petsetversions", name });
+    if (world.versions.some((v) => v.metadata.name === name)) return "alreadyExists";
+    noteWrite(m, r);
+    createVersion(m, step.version);
+    return "ok";
+  }
   if (step.kind === "createPod") {
     const name = step.pod.metadata?.name ?? "";
     if (world.pods.has(name)) {
@@ -336,6 +395,23 @@ function perform(m: Model, r: Replica, f: InFlight, step: Step, expect: (e: Expe
       from: step.resourceVersion,
     });
   return "ok";
+}
+
+/** The API stores a version: uid, resourceVersion and creation time are the server's. */
+export function createVersion(m: Model, version: PetSetVersion): void {
+  const { world } = m;
+  world.serial++;
+  world.versions.push({
+    ...structuredClone(version),
+    metadata: {
+      ...structuredClone(version.metadata),
+      uid: `version-uid-${world.serial}`,
+      resourceVersion: String(world.serial),
+      creationTimestamp: new Date(world.now).toISOString(),
+    },
+  });
+  world.versions.sort((a, b) => a.spec.version - b.spec.version);
+  record(m);
 }
 
 export function noteWrite(m: Model, r: Replica): void {

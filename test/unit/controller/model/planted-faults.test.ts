@@ -1,0 +1,166 @@
+/**
+ * The model checker's own checks fed planted faults (issue 24, "Harnesses that can fail"):
+ * its rule-1 check reads the numbers the real version recorder chose and must report a
+ * history that breaks the rule; a recorder whose records can collide and a fence that stays
+ * valid past the Lease, each run through the model, must be reported.
+ */
+import { describe, expect, it } from "vitest";
+import { planVersionSync } from "../../../../src/versions/plan-sync.js";
+import { makePetSet } from "../planner/fixtures.js";
+import { converged, createWorld, setImage } from "../planner/simulate.js";
+import { checkRecorded, recorded, versionFindings } from "./invariants.js";
+import {
+  codeBeforeSafetyIssue,
+  createModel,
+  deliverAll,
+  executeNext,
+  fixedCode,
+  freeze,
+  leader,
+  type Model,
+  type ModelOptions,
+  record,
+  startSync,
+  tick,
+} from "./stale-model.js";
+
+function model(opts: ModelOptions, replicas = 2): Model {
+  const world = createWorld(
+    makePetSet({
+      replicas: 3,
+      podManagementPolicy: "OrderedReady",
+      updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1 } },
+    }),
+    { readyTicks: 1, versionsByController: true },
+  );
+  return createModel(world, opts, replicas);
+}
+
+/** The leader syncs on a fresh view until the pets converge. */
+function settle(m: Model): void {
+  for (let t = 0; t < 40 && !(converged(m.world) && recorded(m)); t++) {
+    const l = leader(m);
+    if (l) {
+      deliverAll(m, l);
+      startSync(m, l);
+      while (l.inflight !== undefined) executeNext(m, l);
+    }
+    tick(m);
+  }
+  expect(converged(m.world)).toBe(true);
+}
+
+describe("model checker, rule 1: the recorded history", () => {
+  it("the versions are the real recorder's (numbers, names, hashes) and pass", () => {
+    const m = model(fixedCode);
+    settle(m);
+    setImage(m.world, "app:2");
+    record(m);
+    settle(m);
+    expect(m.world.versions.map((v) => v.metadata.name)).toEqual(["web-v1", "web-v2"]);
+    expect(m.world.versions[1]?.spec.changeCause).toBeDefined(); // only the real recorder writes one
+    expect(m.violations).toEqual([]);
+  });
+
+  it("reports planted histories: a gap, a name off its number, one content twice, a repeat without rollbackOf", () => {
+    const m = model(fixedCode);
+    settle(m);
+    setImage(m.world, "app:2");
+    record(m);
+    settle(m);
+    const [v1, v2] = m.world.versions as [(typeof m.world.versions)[0], (typeof m.world.versions)[0]];
+    const renumber = (v: typeof v1, n: number, name = `web-v${n}`) => ({
+      ...v,
+      metadata: { ...v.metadata, name },
+      spec: { ...v.spec, version: n },
+    });
+    expect(versionFindings("web", [v1, renumber(v2, 3)])).toEqual(["version numbers not 1..N: 1,3"]);
+    expect(versionFindings("web", [v1, renumber(v2, 2, "web-v7")])).toEqual([
+      "version web-v7 holds number 2",
+    ]);
+    expect(versionFindings("web", [v1, renumber(v1, 2)])).toEqual(["v1 and v2 record the same content"]);
+    expect(versionFindings("web", [v1, v2, renumber(v1, 3)])).toEqual(["v3 repeats v1 without rollbackOf"]);
+  });
+
+  it("reports a change the recorder never recorded once faults stopped", () => {
+    const m = model(fixedCode);
+    settle(m);
+    setImage(m.world, "app:9"); // no sync follows
+    checkRecorded(m);
+    expect(m.violations.join()).toMatch(/is not recorded: newest version v1/);
+  });
+
+  /** A sync records v2; its view never shows v2; the next sync plans v2 again. */
+  function recordTwiceOnStaleView(opts: ModelOptions): Model {
+    const m = model(opts, 1);
+    settle(m);
+    const r = m.replicas[0]!;
+    setImage(m.world, "app:2");
+    record(m);
+    deliverAll(m, r);
+    startSync(m, r);
+    executeNext(m, r); // createVersion web-v2, which the view does not show yet
+    r.inflight = undefined;
+    startSync(m, r); // without expectations: plans on the view that lacks web-v2
+    executeNext(m, r);
+    return m;
+  }
+
+  it("stale view: the real recorder's second create is refused (AlreadyExists), history stays 1..N", () => {
+    const m = recordTwiceOnStaleView(codeBeforeSafetyIssue);
+    expect(m.world.versions.map((v) => v.spec.version)).toEqual([1, 2]);
+    expect(m.violations).toEqual([]);
+  });
+
+  it("stale view: a planted recorder whose names never collide records one change twice, and it is reported", () => {
+    let n = 0;
+    const colliding: typeof planVersionSync = (petSet, versions) => {
+      const plan = planVersionSync(petSet, versions);
+      if (plan.action !== "create" || plan.version.spec.version === 1) return plan;
+      const name = `${plan.version.metadata.name}-${++n}`;
+      return { ...plan, version: { ...plan.version, metadata: { ...plan.version.metadata, name } } };
+    };
+    const m = recordTwiceOnStaleView({ ...codeBeforeSafetyIssue, recorder: colliding });
+    expect(m.violations.join("\n")).toMatch(/version numbers not 1..N: 1,2,2/);
+  });
+});
+
+describe("model checker, one writer: the real LeaseFence", () => {
+  /** A leader frozen mid-sync beyond its lease resumes after the standby took over. */
+  function frozenLeaderResumes(opts: ModelOptions): { m: Model; writesAfterResume: number } {
+    const m = model(opts);
+    const [a, b] = [m.replicas[0]!, m.replicas[1]!];
+    settle(m);
+    setImage(m.world, "app:2");
+    record(m);
+    deliverAll(m, a);
+    startSync(m, a);
+    executeNext(m, a);
+    freeze(m, a, true);
+    for (let t = 0; t < 6; t++) tick(m);
+    expect(leader(m)).toBe(b);
+    deliverAll(m, b);
+    startSync(m, b);
+    for (let i = 0; i < 3; i++) executeNext(m, b);
+    const before = m.attempts.get(a.id) ?? 0;
+    freeze(m, a, false);
+    // Its old sync ends on a conflict; its caches catch up and it syncs again, still leading.
+    executeNext(m, a);
+    deliverAll(m, a);
+    startSync(m, a);
+    for (let i = 0; i < 10; i++) executeNext(m, a);
+    return { m, writesAfterResume: (m.attempts.get(a.id) ?? 0) - before };
+  }
+
+  it("the fence stops the resumed leader", () => {
+    const { m, writesAfterResume } = frozenLeaderResumes(fixedCode);
+    expect(writesAfterResume).toBe(0);
+    expect(m.violations).toEqual([]);
+  });
+
+  it("a planted fence valid past the Lease (a negative margin) lets it write, and two writers are reported", () => {
+    const { m, writesAfterResume } = frozenLeaderResumes({ ...fixedCode, marginTicks: -4 });
+    expect(writesAfterResume).toBeGreaterThan(0);
+    expect(m.violations.join("\n")).toMatch(/both wrote within one tick/);
+  });
+});
