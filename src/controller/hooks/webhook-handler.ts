@@ -2,10 +2,10 @@
  * The `webhook` handler: POST a HookReview (hooks.petset.dev/v1) to a babysitter, like an
  * admission webhook: HTTPS with an optional caBundle (http:// only to loopback), a request
  * timeout, no redirects. The answer's `result` is Succeeded, Failed or Retry (after
- * `retryAfterSeconds`). Transient failures are retried every 5 s until the run's timeout,
- * never the hook's failure: connection errors, no answer in time, 429 and 5xx answers (a
- * babysitter restarting or busy), and the Lease fence refusing (this replica not sure it
- * leads yet); other answers are failures. Retries of one run re-send the same `uid` (the hook
+ * `retryAfterSeconds`). Transient failures are retried with backoff (200 ms doubling to 5 s)
+ * until the run's timeout, never the hook's failure: connection errors, no answer in time,
+ * 429 and 5xx answers (a babysitter restarting or busy), and the Lease fence refusing (this
+ * replica not sure it leads yet); other answers are failures. Retries of one run re-send the same `uid` (the hook
  * id), so a babysitter can be idempotent: a request whose answer was lost may have been acted
  * on.
  *
@@ -20,11 +20,10 @@ import { z } from "zod";
 import type { HookContext } from "../../api/index.js";
 import { fenceSocketWrites } from "../fenced-connection.js";
 import { fenceCheck, type HookHandler, type HookOutcome, sleep, tail } from "./hook-run.js";
-import { isTransientStatus } from "./transient.js";
+import { backoffMs, isTransientStatus } from "./transient.js";
 
 export const HOOK_REVIEW_API_VERSION = "hooks.petset.dev/v1";
 const REQUEST_TIMEOUT_MS = 30_000;
-const TRANSIENT_RETRY_MS = 5_000;
 const MAX_RESPONSE_BYTES = 64 * 1024;
 
 export const HookReviewResponseSchema = z.object({
@@ -117,7 +116,7 @@ export const runWebhook: HookHandler = async (run, deps, signal): Promise<HookOu
   }
   const ca = spec.caBundle !== undefined ? Buffer.from(spec.caBundle, "base64").toString("utf8") : undefined;
   const body = JSON.stringify(hookReview(run.context));
-  for (;;) {
+  for (let n = 0; ; n++) {
     let answer: HttpAnswer;
     try {
       answer = await post(url, body, ca, signal, check);
@@ -125,11 +124,11 @@ export const runWebhook: HookHandler = async (run, deps, signal): Promise<HookOu
       // No answer (refused, reset, timed out) or not sent (the fence): not the hook's failure.
       if (signal.aborted) throw signal.reason;
       deps.logger.debug({ hook: run.record.id, err: String(err) }, "webhook not answered; retrying");
-      await sleep(TRANSIENT_RETRY_MS, signal);
+      await sleep(backoffMs(n), signal);
       continue;
     }
     if (isTransientStatus(answer.status)) {
-      await sleep(TRANSIENT_RETRY_MS, signal);
+      await sleep(backoffMs(n), signal);
       continue;
     }
     if (answer.status < 200 || answer.status >= 300) {
