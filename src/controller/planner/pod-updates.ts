@@ -134,6 +134,7 @@ export function planRollingUpdate(
   const byRole = orderByRole(
     ctx,
     candidates.filter((p) => !inHook.includes(p) && !ctx.touched.has(p.name)),
+    budget - inHook.length > 0,
   );
   const ordered = [...inHook, ...byRole];
   for (const pod of ordered) {

@@ -63,7 +63,7 @@ function candidateFor(ctx: PlanContext, leader: PodView, content: string | undef
  * Ready update candidates (highest ordinal first) in role order; the ones not allowed to
  * move yet are left out. Without spec.roles: unchanged.
  */
-export function orderByRole(ctx: PlanContext, candidates: readonly PodView[]): PodView[] {
+export function orderByRole(ctx: PlanContext, candidates: readonly PodView[], mayMove = true): PodView[] {
   if (ctx.input.petSet.spec.roles === undefined) return [...candidates];
   const followers = candidates.filter((p) => roleOf(ctx, p) === "follower");
   const rest = candidates.filter((p) => roleOf(ctx, p) !== "follower");
@@ -81,7 +81,7 @@ export function orderByRole(ctx: PlanContext, candidates: readonly PodView[]): P
   const leaders = liveLeaders(ctx);
   const key = ctx.input.petSet.spec.roles.labelKey;
   const value = ctx.input.petSet.spec.roles.leader;
-  if (leaders.length === 0) return leaderUnknown(ctx, rest, inUpdateRange, `${key}=${value}`);
+  if (leaders.length === 0) return leaderUnknown(ctx, rest, inUpdateRange, `${key}=${value}`, mayMove);
   if (leaders.length > 1) {
     ctx.roleProblems.push(
       `${leaders.length} pods are labelled ${key}=${value} (${leaders.map((p) => p.name).join(", ")}): the leader's pet goes last once exactly one is`,
@@ -96,14 +96,15 @@ export function orderByRole(ctx: PlanContext, candidates: readonly PodView[]): P
  * No pod is labelled leader at the leader's turn (its pod was replaced and the app has not
  * labelled a new one, or the app labels nothing): wait half the progress deadline from when the
  * turn came (the last other pet became available at the target, or the rollout started), then
- * the pets left go in ordinal order, highest first, with a Warning Event. Bounded: it never
- * runs into the deadline by itself.
+ * the pets left go in ordinal order, highest first, with a Warning Event (in a pass that has a
+ * maxUnavailable slot for one of them). Bounded: it never runs into the deadline by itself.
  */
 function leaderUnknown(
   ctx: PlanContext,
   rest: PodView[],
   inRange: readonly number[],
   label: string,
+  mayMove: boolean,
 ): PodView[] {
   const names = rest.map((p) => p.name).join(", ");
   const turnAt = Math.max(
@@ -122,13 +123,15 @@ function leaderUnknown(
     return [];
   }
   ctx.roleProblems.push(`no pod is labelled ${label}: the leader is unknown, ${names} go in ordinal order`);
-  event(
-    ctx,
-    "Warning",
-    LeaderUnknownReason,
-    "petset",
-    `PetSet ${ctx.spec.setName}: no pod is labelled ${label} for half the progress deadline; updating ${names} in ordinal order (highest first) without knowing the leader`,
-  );
+  // The Event goes with a pass that may move one of them (not every pass while one moves).
+  if (mayMove)
+    event(
+      ctx,
+      "Warning",
+      LeaderUnknownReason,
+      "petset",
+      `PetSet ${ctx.spec.setName}: no pod is labelled ${label} for half the progress deadline; updating ${names} in ordinal order (highest first) without knowing the leader`,
+    );
   return [...rest].sort((a, b) => b.ordinal - a.ordinal);
 }
 

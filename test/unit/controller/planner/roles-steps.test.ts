@@ -140,7 +140,8 @@ describe.each(policies)("issue 24 item 11: roles × steps, podManagementPolicy %
     deleteByUser(world, 2);
     expect(runUntil(world, () => {}, complete, plans)).toBeGreaterThanOrEqual(0);
     const reasons = plans.flatMap((p) => p.events.map((e) => e.reason));
-    expect(reasons).toContain("LeaderUnknown");
+    // web-1 went while web-2 led; web-0 goes without a known leader: one Warning, not one per sync.
+    expect(reasons.filter((r) => r === "LeaderUnknown")).toHaveLength(1);
     expect(reasons).not.toContain("ProgressDeadlineExceeded");
     expect(updates(world)).toEqual(["web-1", "web-0"]);
     expect(world.violations).toEqual([]);
