@@ -186,6 +186,8 @@ export function gateCondemnedLeader(ctx: PlanContext, pod: PodView): "done" | "w
     holder,
     pod,
     id: scaleDownHookId(ctx, "switchover", pod),
+    // The pod stays at its version: a Job handler takes that version's template.
+    toVersion: holder.spec.version,
     ...(pod.version !== undefined ? { fromVersion: pod.version } : {}),
     ...(candidate !== undefined ? { candidate } : {}),
   });
