@@ -11,19 +11,18 @@
  * another incarnation is 409 on delete and 422 on a patch that carries metadata.uid, a create
  * of a taken name is 409 AlreadyExists, a write to a missing object 404.
  */
-import {
-  ApiException,
-  type KubernetesObject,
-  type V1OwnerReference,
-  type V1PersistentVolumeClaim,
-  type V1Pod,
+import type {
+  KubernetesObject,
+  V1OwnerReference,
+  V1PersistentVolumeClaim,
+  V1Pod,
 } from "@kubernetes/client-node";
 import pino from "pino";
 import type { PetSetStatus, PetSetVersion } from "../../../src/api/index.js";
 import type { ClaimControl } from "../../../src/controller/claim-control.js";
 import type { EventRecorder, EventTarget, RecordedEvent } from "../../../src/controller/event-recorder.js";
 import { ExpectationStore } from "../../../src/controller/expectations.js";
-import type { ControllerCaches, ResourceCache } from "../../../src/controller/informers.js";
+import type { ControllerCaches } from "../../../src/controller/informers.js";
 import { createMetrics } from "../../../src/controller/metrics.js";
 import {
   type PetSetReader,
@@ -34,6 +33,19 @@ import {
 } from "../../../src/controller/petset-client.js";
 import type { PodControl } from "../../../src/controller/pod-control.js";
 import type { SyncContext } from "../../../src/controller/sync.js";
+import {
+  alreadyExists,
+  apiError,
+  checkDeletePreconditions,
+  checkResourceVersion,
+  mergeMap,
+  notFound,
+  timeoutError,
+} from "./fake-api-rules.js";
+import { FakeCache } from "./fake-cache.js";
+
+export { apiError, timeoutError } from "./fake-api-rules.js";
+export { FakeCache } from "./fake-cache.js";
 
 type Verb =
   | "createPod"
@@ -50,146 +62,6 @@ type Verb =
   | "recordVersionStatus"
   | "status"
   | "patchPetSet";
-
-export class FakeCache<T extends KubernetesObject> implements ResourceCache<T> {
-  /** The cache view: what the informer shows. */
-  readonly objects = new Map<string, T>();
-  /** What the API server has. */
-  private readonly truth = new Map<string, T>();
-  readonly synced = Promise.resolve();
-  /** While held, writes wait in `lag` (a watch that is behind); release() delivers them. */
-  private held: boolean | string = false;
-  private readonly lag: (() => void)[] = [];
-  /** `visible`: what the informer's selector shows (default: everything). */
-  constructor(
-    readonly name: string,
-    private readonly visible: (obj: T) => boolean = () => true,
-  ) {}
-  private key(name: string, ns?: string) {
-    return `${ns ?? ""}/${name}`;
-  }
-  /** The object as the API server has it now (whatever the cache shows). */
-  live(name: string, ns?: string): T | undefined {
-    return this.truth.get(this.key(name, ns));
-  }
-  /** The cache falls behind: writes (only those of object `name`, if given) wait for release(). */
-  hold(name?: string): void {
-    this.held = name ?? true;
-  }
-  private lags(name: string): boolean {
-    return this.held === true || this.held === name;
-  }
-  release(): void {
-    this.held = false;
-    for (const apply of this.lag.splice(0)) apply();
-  }
-  /** A write on the API server; the cache shows it now, or on release() while held. */
-  put(obj: T): void {
-    const key = this.key(obj.metadata?.name ?? "", obj.metadata?.namespace);
-    this.truth.set(key, obj);
-    const apply = () => {
-      if (this.visible(obj)) this.objects.set(key, obj);
-      else this.objects.delete(key);
-    };
-    if (this.lags(obj.metadata?.name ?? "")) this.lag.push(apply);
-    else apply();
-  }
-  remove(name: string, ns: string): void {
-    this.truth.delete(this.key(name, ns));
-    const apply = () => this.objects.delete(this.key(name, ns));
-    if (this.lags(name)) this.lag.push(apply);
-    else apply();
-  }
-  /** Every object the API server has now. */
-  liveList(): readonly T[] {
-    return [...this.truth.values()];
-  }
-  get(name: string, ns?: string): T | undefined {
-    return this.objects.get(this.key(name, ns));
-  }
-  list(ns?: string): readonly T[] {
-    return [...this.objects.values()].filter((o) => ns === undefined || o.metadata?.namespace === ns);
-  }
-  ofPetSet(ns: string, petSet: string): readonly T[] {
-    return this.list(ns).filter((o) => o.metadata?.labels?.["petset.dev/petset"] === petSet);
-  }
-  controlledBy(ns: string, uid: string): readonly T[] {
-    return this.list(ns).filter((o) =>
-      (o.metadata?.ownerReferences ?? []).some((r) => r.controller && r.uid === uid),
-    );
-  }
-  namedUnder(ns: string, prefix: string): readonly T[] {
-    return this.list(ns).filter((o) => (o.metadata?.name ?? "").startsWith(`${prefix}-`));
-  }
-  onChange(): void {}
-  async stop(): Promise<void> {}
-}
-
-export function apiError(code: number, reason: string, message: string): ApiException<string> {
-  return new ApiException(
-    code,
-    message,
-    JSON.stringify({ kind: "Status", status: "Failure", code, reason, message }),
-    {},
-  );
-}
-
-/** An answer lost on the way back: the request timed out, whether or not it landed. */
-export function timeoutError(): Error {
-  return Object.assign(new Error("request to the API server timed out"), { code: "ETIMEDOUT" });
-}
-
-const conflict = (resource: string, name: string, why: string) =>
-  apiError(409, "Conflict", `Operation cannot be fulfilled on ${resource} "${name}": ${why}`);
-const notFound = (resource: string, name: string) =>
-  apiError(404, "NotFound", `${resource} "${name}" not found`);
-const alreadyExists = (resource: string, name: string) =>
-  apiError(409, "AlreadyExists", `${resource} "${name}" already exists`);
-
-/** The API server's delete preconditions (409 when either names another state of the object). */
-function checkDeletePreconditions(
-  resource: string,
-  obj: KubernetesObject,
-  uid: string | undefined,
-  resourceVersion: string | undefined,
-): void {
-  const name = obj.metadata?.name ?? "";
-  if (uid !== undefined && obj.metadata?.uid !== uid)
-    throw conflict(
-      resource,
-      name,
-      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${obj.metadata?.uid}`,
-    );
-  if (resourceVersion && obj.metadata?.resourceVersion !== resourceVersion)
-    throw conflict(
-      resource,
-      name,
-      `Precondition failed: ResourceVersion in precondition: ${resourceVersion}, ResourceVersion in object meta: ${obj.metadata?.resourceVersion}`,
-    );
-}
-
-/** A write based on `resourceVersion`: 409 when the object moved on since it was read. */
-function checkResourceVersion(resource: string, obj: KubernetesObject, resourceVersion: string): void {
-  if (obj.metadata?.resourceVersion !== resourceVersion)
-    throw conflict(
-      resource,
-      obj.metadata?.name ?? "",
-      "the object has been modified; please apply your changes to the latest version and try again",
-    );
-}
-
-/** A JSON merge patch of a string map (null removes a key). */
-function mergeMap(
-  current: Record<string, string> | undefined,
-  patch: Record<string, string | null> | undefined,
-): Record<string, string> {
-  const out = { ...(current ?? {}) };
-  for (const [k, v] of Object.entries(patch ?? {})) {
-    if (v === null) delete out[k];
-    else out[k] = v;
-  }
-  return out;
-}
 
 export class FakeWorld {
   now = Date.parse("2026-11-29T12:00:00Z");

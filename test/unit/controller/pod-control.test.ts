@@ -14,6 +14,7 @@ import {
   type KubeConfig,
   PatchStrategy,
   setHeaderOptions,
+  type V1OwnerReference,
   type V1Pod,
 } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
