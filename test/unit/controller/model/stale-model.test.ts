@@ -1,7 +1,8 @@
 /**
  * The model checker: random schedules of user actions, lagging per-object watches, syncs that
  * interleave with everything step by step, frozen and crashing replicas and lease handovers
- * (stale-model.ts), with SPEC rules 1–3 and 7 checked after every change; and autoRollback
+ * (stale-model.ts), requests refused (429/503) or applied with their answer lost on any step,
+ * with SPEC rules 1–3 and 7 checked after every change; and autoRollback
  * of a broken version under the same faults (each takeover judged from its own start). `make
  * test` runs a fixed-seed slice; `make model-check` runs it long (MODEL_RUNS, MODEL_SEED).
  */
@@ -11,6 +12,7 @@ import { makePetSet } from "../planner/fixtures.js";
 import { converged, createWorld, setImage, updateSpec } from "../planner/simulate.js";
 import { checkRecorded, recorded } from "./invariants.js";
 import {
+  type AnswerFault,
   codeBeforeSafetyIssue,
   crash,
   createModel,
@@ -44,6 +46,7 @@ type Action =
   | { kind: "deliver"; replica: number; key: number; count: number }
   | { kind: "deliverAll"; replica: number }
   | { kind: "sync"; replica: number; steps: number }
+  | { kind: "answerFault"; replica: number; fault: AnswerFault }
   | { kind: "tick" }
   | { kind: "freeze"; replica: number; frozen: boolean }
   | { kind: "crash"; replica: number };
@@ -100,13 +103,29 @@ type Setup = {
   autoRollback?: boolean;
 };
 
+/**
+ * The schedules the fixed code is held to: besides the above, a sync's next request refused
+ * (429/503) or applied with its answer lost. (The searches for the old code's violations keep
+ * the schedules above: the same seed finds the same counterexamples.)
+ */
+const actionOrAnswerFault: fc.Arbitrary<Action> = fc.oneof(
+  { weight: 29, arbitrary: action },
+  {
+    weight: 2,
+    arbitrary: fc
+      .record({ replica, fault: fc.constantFrom<AnswerFault>("refused", "lost") })
+      .map((a) => ({ kind: "answerFault" as const, ...a })),
+  },
+);
+
 /** Faults and the scheduler only: no user change (the autoRollback property below). */
-const faultOnly: fc.Arbitrary<Action> = action.filter((a) =>
-  ["deliver", "deliverAll", "sync", "tick", "freeze", "crash"].includes(a.kind),
+const faultOnly: fc.Arbitrary<Action> = actionOrAnswerFault.filter((a) =>
+  ["deliver", "deliverAll", "sync", "answerFault", "tick", "freeze", "crash"].includes(a.kind),
 );
 
 /** Long schedules: fast-check's default size would keep arrays around ten actions. */
 const schedule = fc.array(action, { minLength: 40, maxLength: 120 });
+const faultySchedule = fc.array(actionOrAnswerFault, { minLength: 40, maxLength: 120 });
 
 const setup: fc.Arbitrary<Setup> = fc.record({
   policy: fc.constantFrom("OrderedReady" as const, "Parallel" as const),
@@ -175,6 +194,10 @@ function apply(m: Model, a: Action): void {
       startSync(m, r);
       for (let i = 0; i < a.steps; i++) executeNext(m, r);
       break;
+    case "answerFault":
+      startSync(m, r);
+      executeNext(m, r, a.fault);
+      break;
     case "tick":
       tick(m);
       break;
@@ -238,7 +261,7 @@ describe("model checker: stale views, restarts, overlapping leaders", () => {
 
   it("the fixed controller keeps SPEC rules 1-3 and 7 after every step and converges once faults stop", () => {
     fc.assert(
-      fc.property(setup, schedule, (s, actions) => {
+      fc.property(setup, faultySchedule, (s, actions) => {
         const m = run(s, actions, fixedCode);
         expect(m.violations).toEqual([]);
         updateSpec(m.world, (spec) => {

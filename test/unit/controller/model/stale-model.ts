@@ -278,17 +278,34 @@ export function startSync(m: Model, r: Replica): void {
   r.inflight = { steps, status: plan.status, petSetIndex: r.read.get("petset") ?? -1, view };
 }
 
+/**
+ * What the API answers to one request, besides the normal answer:
+ * - "refused": a 429/503 burst; nothing applied, the intent of a create or delete withdrawn,
+ *   the sync fails and is retried later;
+ * - "lost": applied, the answer lost (timeout, reset); the sync fails; a create's or delete's
+ *   expectation, recorded before the request (expectBefore), is kept; a patch's is not (it is
+ *   recorded on the answer), so the next sync may plan on the pod's older state: its
+ *   resourceVersion precondition keeps that safe.
+ */
+export type AnswerFault = "refused" | "lost";
+
 /** The replica's sync performs its next step (or, after the last, writes status). */
-export function executeNext(m: Model, r: Replica): void {
+export function executeNext(m: Model, r: Replica, fault?: AnswerFault): void {
   const f = r.inflight;
   if (f === undefined || r.frozen || r.crashed) return;
   if (!mayWrite(m, r)) {
     if (m.opts.fencing) r.inflight = undefined; // LeaseLostError: the sync ends, nothing written
     return;
   }
-  const expect = (e: Expectation) => r.expectations.expect("web", e, m.world.now);
+  const keepAll = (e: Expectation) => r.expectations.expect("web", e, m.world.now);
+  const expect =
+    fault === "lost" ? (e: Expectation) => (e.kind === "changed" ? undefined : keepAll(e)) : keepAll;
   m.attempts.set(r.id, (m.attempts.get(r.id) ?? 0) + 1);
   const step = f.steps.shift();
+  if (fault === "refused") {
+    r.inflight = undefined;
+    return;
+  }
   if (step === undefined) {
     r.inflight = undefined;
     const truthIndex = (m.feeds.get("petset")?.length ?? 0) - 1;
@@ -300,7 +317,7 @@ export function executeNext(m: Model, r: Replica): void {
     return;
   }
   const outcome = perform(m, r, f, step, expect);
-  if (outcome !== "ok") r.inflight = undefined;
+  if (outcome !== "ok" || fault === "lost") r.inflight = undefined;
 }
 
 type Outcome = "ok" | "conflict" | "notFound" | "alreadyExists";
