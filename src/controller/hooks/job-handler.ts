@@ -14,6 +14,11 @@
  * it fails transiently (transient.ts: a 503 or a fence lapse is not the hook's failure); a
  * create whose answer was lost is found by name. Cancelled: the Job is deleted (Foreground:
  * it goes once its pods are gone).
+ *
+ * Expectations before the write, for Jobs: the intent is the hook's record (Running at this
+ * attempt, written by the planner before any Job exists) and the name it determines; Jobs are
+ * read uncached, so a create whose answer was lost is seen by the next read, never hidden
+ * behind a cache that has not caught up.
  */
 import { createHash } from "node:crypto";
 import { BatchV1Api, CoreV1Api, type V1Container, type V1Job, type V1PodSpec } from "@kubernetes/client-node";
