@@ -94,6 +94,19 @@ export function pathNotFound(): ApiError {
   return new ApiError(404, "NotFound", "the server could not find the requested resource", {});
 }
 
+/**
+ * Go's http.NotFound page ("404 page not found", text/plain): kube's answer for paths no API
+ * handler serves, i.e. outside its built-in (go-restful) group-versions: unknown groups and
+ * versions, and unknown resources of custom resource groups (the CRD handler delegates them
+ * to the not-found handler). A built-in group-version's unknown path is `pathNotFound`.
+ */
+export class NotFoundPage extends ApiError {
+  constructor() {
+    super(404, "NotFound", "404 page not found");
+    this.name = "NotFoundPage";
+  }
+}
+
 export function alreadyExists(gr: GroupResource, name: string): ApiError {
   return new ApiError(409, "AlreadyExists", `${qualifiedResource(gr)} "${name}" already exists`, {
     name,

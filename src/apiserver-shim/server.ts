@@ -14,7 +14,7 @@ import type { Duplex } from "node:stream";
 import { type Logger, pino } from "pino";
 import { CRDS_GR } from "./controllers/crd-controller.js";
 import { createShimCore } from "./core.js";
-import { ApiError, badRequest, internalError, pathNotFound } from "./errors.js";
+import { ApiError, badRequest, internalError, NotFoundPage, pathNotFound } from "./errors.js";
 import {
   aggregatedDiscovery,
   aggregatedDiscoveryType,
@@ -206,12 +206,12 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       let m = /^\/apis\/([^/]+)$/.exec(path);
       if (m) {
         const doc = apiGroupDoc(registry, m[1]!);
-        if (!doc) throw pathNotFound();
+        if (!doc) throw new NotFoundPage();
         return sendJson(res, 200, doc);
       }
       m = /^\/apis\/([^/]+)\/([^/]+)$/.exec(path);
       if (m) {
-        if (!registry.versions(m[1]!).includes(m[2]!)) throw pathNotFound();
+        if (!registry.versions(m[1]!).includes(m[2]!)) throw new NotFoundPage();
         return sendJson(res, 200, resourceList(registry, m[1]!, m[2]!));
       }
       if (path === "/openapi/v3") return sendJson(res, 200, openapi.index());
@@ -228,7 +228,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       }
     }
     const ri = parseResourcePath(path);
-    if (!ri) throw pathNotFound();
+    if (!ri) throw new NotFoundPage();
     // A streaming subresource asked for without an upgrade (kube's UpgradeAwareHandler).
     if (ri.resource === "pods" && ri.subresource === "exec" && ri.group === "")
       throw badRequest("Upgrade request required");
@@ -277,7 +277,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
       const caller = guard.authenticate(req);
       const url = new URL(req.url ?? "/", "http://localhost");
       const ri = parseResourcePath(url.pathname.replace(/\/+$/, ""));
-      if (!ri) throw pathNotFound();
+      if (!ri) throw new NotFoundPage();
       if (ri.group !== "" || ri.resource !== "pods" || ri.subresource !== "exec" || !ri.namespace)
         throw badRequest(`the server does not support upgrades of ${url.pathname}`);
       // Exec runs a command as the user running the server: the owner's token only.

@@ -64,9 +64,4 @@ export const ALLOW_LIST: readonly AllowListEntry[] = [
     path: "body",
     reason: "no storageVersionHash; verbs in another order",
   },
-  {
-    scenario: "discovery/unknown-group",
-    path: "body",
-    reason: "kube answers unknown paths with Go's plain-text 404 page, the shim with a NotFound Status",
-  },
 ];

@@ -224,6 +224,8 @@ async function dump(t: Target): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const c of [...COLLECTIONS, "/api/v1/namespaces"]) {
     const r = await send(t, "GET", c);
+    // A collection not served (no CRDs installed) is kube's plain-text 404 page: nothing to dump.
+    if (r.status === 404) continue;
     const list = JSON.parse(r.body) as { items?: { metadata?: { name?: string } }[] };
     for (const o of list.items ?? []) out.set(`${c}/${o.metadata?.name}`, JSON.stringify(o));
   }

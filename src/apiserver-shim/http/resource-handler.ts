@@ -12,6 +12,7 @@ import {
   fieldRequired,
   invalid,
   methodNotAllowed,
+  NotFoundPage,
   notFound,
   pathNotFound,
   successStatus,
@@ -128,7 +129,11 @@ export async function handleResource(
 ): Promise<void> {
   const { store, registry } = deps;
   const def = registry.get(ri.group, ri.version, ri.resource);
-  if (!def) throw pathNotFound();
+  if (!def) {
+    // Built-in group-versions answer a Status (go-restful); anything else Go's 404 page.
+    const builtin = registry.resources(ri.group, ri.version).some((d) => d.strategicMerge);
+    throw builtin ? pathNotFound() : new NotFoundPage();
+  }
   if (def.namespaced && ri.namespace === undefined && ri.name !== undefined) throw pathNotFound();
   const ns = def.namespaced ? ri.namespace : undefined;
   if (!def.namespaced && ri.namespace !== undefined && ri.resource !== "namespaces") throw pathNotFound();

@@ -1,6 +1,6 @@
 /** Writing JSON bodies and Status errors; Accept-header negotiation for tables. */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ApiError, internalError } from "../errors.js";
+import { ApiError, internalError, NotFoundPage } from "../errors.js";
 
 export function sendJson(
   res: ServerResponse,
@@ -22,6 +22,16 @@ export function sendError(res: ServerResponse, err: unknown): void {
   const e = err instanceof ApiError ? err : internalError(err);
   if (res.headersSent) {
     res.end();
+    return;
+  }
+  if (e instanceof NotFoundPage) {
+    const text = "404 page not found\n";
+    res.writeHead(404, {
+      "Content-Type": "text/plain; charset=utf-8",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Length": Buffer.byteLength(text),
+    });
+    res.end(text);
     return;
   }
   sendJson(res, e.code, e.status, e instanceof BodyTooLargeError ? { Connection: "close" } : {});
