@@ -59,9 +59,4 @@ export const ALLOW_LIST: readonly AllowListEntry[] = [
     reason: "parser error texts (label selector lexer, field selector, continue token) differ",
   },
   // tables and discovery
-  {
-    scenario: ["discovery/api-v1", "discovery/petset-group"],
-    path: "body",
-    reason: "no storageVersionHash; verbs in another order",
-  },
 ];

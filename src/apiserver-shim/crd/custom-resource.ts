@@ -4,12 +4,7 @@
  */
 
 import { builtinTypeRoot } from "../builtin/openapi-docs.js";
-import {
-  type ResourceDefinition,
-  type ResourceStrategy,
-  type ScaleSubresource,
-  STANDARD_VERBS,
-} from "../registry/resource.js";
+import type { ResourceDefinition, ResourceStrategy, ScaleSubresource } from "../registry/resource.js";
 import { schemaTypeNode, type TypeNode } from "../registry/type-node.js";
 import { dropUndeclaredFields, undeclaredFields } from "../registry/unknown-fields.js";
 import { fieldErrors } from "../schema/field-error.js";
@@ -184,6 +179,9 @@ function withObjectMeta(root: TypeNode): TypeNode {
   };
 }
 
+/** A custom resource's verbs in the order kube's CRD discovery controller lists them. */
+const CRD_VERBS = ["delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"];
+
 /** Definitions for every served version of a CRD. */
 export function customResourceDefinitions(spec: CrdSpec): ResourceDefinition[] {
   const storage = spec.versions.find((v) => v.storage)?.name ?? spec.versions[0]?.name ?? "v1";
@@ -201,7 +199,7 @@ export function customResourceDefinitions(spec: CrdSpec): ResourceDefinition[] {
         listKind: spec.names.listKind ?? `${spec.names.kind}List`,
         singular: spec.names.singular ?? spec.names.kind.toLowerCase(),
         namespaced: spec.scope !== "Cluster",
-        verbs: STANDARD_VERBS,
+        verbs: CRD_VERBS,
         strategy: crStrategy(schema, hasStatus, v.subresources?.scale),
         table: printerColumnsTable(v.additionalPrinterColumns),
         typeRoot: () => {

@@ -2,6 +2,7 @@
  * Discovery: legacy (/api, /apis, /apis/<g>, /api[s]/<gv>) and aggregated
  * (apidiscovery.k8s.io v2/v2beta1, what kubectl 1.30+ asks for first).
  */
+import { createHash } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { ResourceDefinition } from "../registry/resource.js";
 import { STANDARD_VERBS } from "../registry/resource.js";
@@ -33,6 +34,18 @@ function subresources(def: ResourceDefinition): SubresourceInfo[] {
 
 const verbsOf = (def: ResourceDefinition) => def.verbs ?? STANDARD_VERBS;
 
+/**
+ * kube's storageversionhash.StorageVersionHash: the first 8 bytes of sha256 of
+ * `group/version/kind` at the storage version (a shared storage's: events.k8s.io Events are
+ * stored as core Events), base64.
+ */
+export function storageVersionHash(d: ResourceDefinition): string {
+  const group = d.storage ? d.storage.group : d.group;
+  const version = d.storage ? "v1" : d.storageVersion;
+  const gvk = `${group}/${version}/${d.kind}`;
+  return createHash("sha256").update(gvk).digest().subarray(0, 8).toString("base64");
+}
+
 function legacyResources(defs: ResourceDefinition[]): unknown[] {
   const out: unknown[] = [];
   for (const d of defs.sort((a, b) => a.resource.localeCompare(b.resource))) {
@@ -44,6 +57,7 @@ function legacyResources(defs: ResourceDefinition[]): unknown[] {
       verbs: verbsOf(d),
       ...(d.shortNames ? { shortNames: d.shortNames } : {}),
       ...(d.categories ? { categories: d.categories } : {}),
+      storageVersionHash: storageVersionHash(d),
     });
     // kube lists subresources by name (pods/binding before pods/status).
     for (const s of subresources(d).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
