@@ -12,16 +12,20 @@ import { checkRecorded, recorded, versionFindings } from "./invariants.js";
 import {
   codeBeforeSafetyIssue,
   createModel,
+  deliver,
   deliverAll,
   executeNext,
+  feedKeys,
   fixedCode,
   freeze,
+  type InFlight,
   leader,
   type Model,
   type ModelOptions,
   record,
   startSync,
   tick,
+  userDelete,
 } from "./stale-model.js";
 
 function model(opts: ModelOptions, replicas = 2): Model {
@@ -162,5 +166,62 @@ describe("model checker, one writer: the real LeaseFence", () => {
     const { m, writesAfterResume } = frozenLeaderResumes({ ...fixedCode, marginTicks: -4 });
     expect(writesAfterResume).toBeGreaterThan(0);
     expect(m.violations.join("\n")).toMatch(/both wrote within one tick/);
+  });
+});
+
+describe("model checker, lost answers: intent before the request (issue 24 item 3)", () => {
+  /** A pod create whose answer is lost, then an image-only v3 on a view that lacks that pod. */
+  function lostCreate(opts: ModelOptions): Model {
+    const world = createWorld(
+      makePetSet({
+        replicas: 3,
+        podManagementPolicy: "Parallel",
+        updateStrategy: {
+          type: "RollingUpdate",
+          rollingUpdate: { maxUnavailable: 2, podUpdatePolicy: "InPlaceIfPossible" },
+        },
+      }),
+      { readyTicks: 1, versionsByController: true },
+    );
+    const m = createModel(world, opts, 1);
+    settle(m);
+    const r = m.replicas[0]!;
+    // One more sync sees the last creates land (a create then deleted before any sync saw it
+    // would hold its `present` expectation until the timeout).
+    deliverAll(m, r);
+    startSync(m, r);
+    while (r.inflight !== undefined) executeNext(m, r);
+    userDelete(m, "web-2");
+    tick(m);
+    tick(m);
+    setImage(m.world, "app:2");
+    record(m);
+    deliverAll(m, r);
+    startSync(m, r);
+    for (let i = 0; i < 20 && r.inflight !== undefined; i++) {
+      const next = (r.inflight as InFlight | undefined)?.steps[0];
+      if (next?.kind === "createPod" && next.ordinal === 2) {
+        executeNext(m, r, "lost");
+        break;
+      }
+      executeNext(m, r);
+    }
+    expect(m.world.pods.get("web-2")?.view.version).toBe(2);
+    setImage(m.world, "app:3");
+    record(m);
+    for (const key of feedKeys(m)) if (key !== "pod/web-2") for (let i = 0; i < 10; i++) deliver(m, r, key);
+    startSync(m, r);
+    while (r.inflight !== undefined) executeNext(m, r);
+    return m;
+  }
+
+  it("with the intent kept, the sync waits for the pod and no third version runs", () => {
+    const m = lostCreate(fixedCode);
+    expect(m.violations).toEqual([]);
+  });
+
+  it("a planted executor that records the intent only on an answer runs three versions, and it is reported", () => {
+    const m = lostCreate({ ...fixedCode, intentBeforeRequest: false });
+    expect(m.violations.join("\n")).toMatch(/3 versions live/);
   });
 });

@@ -40,7 +40,7 @@ import type { ClaimView, PodView } from "../../../../src/controller/planner/view
 import { planVersionSync } from "../../../../src/versions/plan-sync.js";
 import { tick as kubeletTick, type World } from "../planner/simulate.js";
 import { deliverAll, lookupFor, record, viewOf } from "./feeds.js";
-import { applyChecked } from "./invariants.js";
+import { perform } from "./perform.js";
 
 export { deliver, deliverAll, feedKeys, laggingKeys, record } from "./feeds.js";
 
@@ -53,6 +53,11 @@ export interface ModelOptions {
   /** Writes stop this many ticks before the lease could expire. */
   marginTicks: number;
   expectationsTimeoutTicks: number;
+  /**
+   * A create's or delete's expectation is recorded before the request and kept when the answer
+   * is lost (expectBefore); false: recorded only on an answer, as before issue 24 item 3.
+   */
+  intentBeforeRequest: boolean;
   /** The version recorder (default the real planVersionSync; a planted-fault test swaps it). */
   recorder?: typeof planVersionSync;
 }
@@ -63,6 +68,7 @@ export const fixedCode: ModelOptions = {
   leaseTicks: 4,
   marginTicks: 1,
   expectationsTimeoutTicks: 30,
+  intentBeforeRequest: true,
 };
 export const codeBeforeSafetyIssue: ModelOptions = { ...fixedCode, expectations: false, fencing: false };
 
@@ -298,8 +304,8 @@ export function executeNext(m: Model, r: Replica, fault?: AnswerFault): void {
     return;
   }
   const keepAll = (e: Expectation) => r.expectations.expect("web", e, m.world.now);
-  const expect =
-    fault === "lost" ? (e: Expectation) => (e.kind === "changed" ? undefined : keepAll(e)) : keepAll;
+  const kept = (e: Expectation) => e.kind !== "changed" && m.opts.intentBeforeRequest;
+  const expect = fault === "lost" ? (e: Expectation) => (kept(e) ? keepAll(e) : undefined) : keepAll;
   m.attempts.set(r.id, (m.attempts.get(r.id) ?? 0) + 1);
   const step = f.steps.shift();
   if (fault === "refused") {
@@ -318,117 +324,6 @@ export function executeNext(m: Model, r: Replica, fault?: AnswerFault): void {
   }
   const outcome = perform(m, r, f, step, expect);
   if (outcome !== "ok" || fault === "lost") r.inflight = undefined;
-}
-
-type Outcome = "ok" | "conflict" | "notFound" | "alreadyExists";
-
-function perform(
-  m: Model,
-  r: Replica,
-  f: InFlight,
-  step: ModelStep,
-  expect: (e: Expectation) => void,
-): Outcome {
-  const { world } = m;
-  if (step.kind === "createVersion") {
-    const name = step.version.metadata.name ?? "";
-    // Intent first (sync.ts, expectBefore): the version is expected before the POST.
-    expect({ kind: "present", resource: "petsetversions", name });
-    if (world.versions.some((v) => v.metadata.name === name)) return "alreadyExists";
-    noteWrite(m, r);
-    createVersion(m, step.version);
-    return "ok";
-  }
-  if (step.kind === "createPod") {
-    const name = step.pod.metadata?.name ?? "";
-    if (world.pods.has(name)) {
-      expect({ kind: "present", resource: "pods", name });
-      return "alreadyExists";
-    }
-    applyChecked(m, r, f, step);
-    expect({ kind: "present", resource: "pods", name, uid: world.pods.get(name)?.view.uid ?? "" });
-    return "ok";
-  }
-  if (step.kind === "createClaim") {
-    const name = step.claim.metadata?.name ?? "";
-    if (!world.claims.has(name)) applyChecked(m, r, f, step);
-    expect({ kind: "present", resource: "persistentvolumeclaims", name });
-    return "ok";
-  }
-  if (step.kind === "deleteClaim") {
-    applyChecked(m, r, f, step);
-    expect({ kind: "gone", resource: "persistentvolumeclaims", name: step.claimName, uid: step.uid });
-    return "ok";
-  }
-  if (step.kind === "rollbackTo") {
-    const truthIndex = (m.feeds.get("petset")?.length ?? 0) - 1;
-    expect({
-      kind: "changed",
-      resource: "petsets",
-      name: "web",
-      uid: "set-uid",
-      from: String(f.petSetIndex),
-    });
-    if (f.petSetIndex !== truthIndex) return "conflict";
-    applyChecked(m, r, f, step);
-    return "ok";
-  }
-  if (step.kind === "recordVersionStatus") {
-    const version = world.versions.find((v) => v.spec.version === step.version);
-    const changed = { kind: "changed", resource: "petsetversions", name: step.versionName } as const;
-    expect({ ...changed, from: step.resourceVersion });
-    if (version === undefined) return "notFound";
-    if ((version.metadata.resourceVersion ?? "") !== step.resourceVersion) return "conflict";
-    applyChecked(m, r, f, step);
-    return "ok";
-  }
-  const pod = world.pods.get(step.podName);
-  if (pod === undefined || pod.view.uid !== step.uid) {
-    if (step.kind === "deletePod") {
-      expect({ kind: "gone", resource: "pods", name: step.podName, uid: step.uid });
-      return "notFound";
-    }
-    return "notFound";
-  }
-  if (pod.view.resourceVersion !== step.resourceVersion) {
-    expect({
-      kind: "changed",
-      resource: "pods",
-      name: step.podName,
-      uid: step.uid,
-      from: step.resourceVersion,
-    });
-    return "conflict";
-  }
-  applyChecked(m, r, f, step);
-  if (step.kind === "deletePod")
-    expect({ kind: "gone", resource: "pods", name: step.podName, uid: step.uid });
-  else
-    expect({
-      kind: "changed",
-      resource: "pods",
-      name: step.podName,
-      uid: step.uid,
-      from: step.resourceVersion,
-    });
-  return "ok";
-}
-
-/** The API stores a version: uid, resourceVersion and creation time are the server's. */
-export function createVersion(m: Model, version: PetSetVersion): void {
-  const { world } = m;
-  world.serial++;
-  world.versions.push({
-    ...structuredClone(version),
-    metadata: {
-      ...structuredClone(version.metadata),
-      uid: `version-uid-${world.serial}`,
-      resourceVersion: String(world.serial),
-      creationTimestamp: new Date(world.now).toISOString(),
-    },
-  });
-  world.versions.sort((a, b) => a.spec.version - b.spec.version);
-  record(m);
 }
 
 export function noteWrite(m: Model, r: Replica): void {
