@@ -58,5 +58,4 @@ export const ALLOW_LIST: readonly AllowListEntry[] = [
     path: "body.message",
     reason: "parser error texts (label selector lexer, field selector, continue token) differ",
   },
-  // tables and discovery
 ];

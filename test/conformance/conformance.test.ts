@@ -84,6 +84,22 @@ describe("embedded API server vs kube-apiserver", () => {
     for (const s of SCENARIOS) expect(new Set(s.steps.map((st) => st.name)).size, s.id).toBe(s.steps.length);
   });
 
+  it("every compare projection says why, and no allow-list entry covers a whole body", () => {
+    const unexplained = SCENARIOS.flatMap((s) =>
+      s.steps.flatMap((st) =>
+        st.compare && st.compare !== "full" && st.compare.why.trim().length < 20
+          ? [`${s.id} ${st.name}`]
+          : [],
+      ),
+    );
+    expect(unexplained, "projections without a reason").toEqual([]);
+    // An entry for `body` would hide every difference of a response: name the field that differs.
+    expect(ALLOW_LIST.filter((e) => e.path === "body").map((e) => `${e.scenario} ${e.step ?? "*"}`)).toEqual(
+      [],
+    );
+    expect(ALLOW_LIST.filter((e) => e.reason.trim().length < 20).map((e) => `${e.scenario}`)).toEqual([]);
+  });
+
   it.each(SCENARIOS.map((s, i) => [s.id, s, i] as const))("%s", async (_id, scenario, i) => {
     const ns = `cf-${RUN}-${i}`;
     namespaces.push(ns);

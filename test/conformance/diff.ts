@@ -43,11 +43,9 @@ export function diffStep(step: Step, embedded: StepResponse, real: StepResponse)
     if (value(embedded) !== value(real))
       out.push({ path: `header.${h}`, embedded: value(embedded), real: value(real) });
   }
-  const mode = step.compare ?? "full";
-  if (mode !== "status") {
-    const project = mode === "full" ? (b: Json) => b : mode;
-    diffValues(project(embedded.body), project(real.body), "body", out);
-  }
+  const compare = step.compare ?? "full";
+  const project = compare === "full" ? (b: Json) => b : compare.project;
+  diffValues(project(embedded.body), project(real.body), "body", out);
   return out.map((d) => ({ step: step.name, ...d }));
 }
 

@@ -35,10 +35,11 @@ export interface Step {
   /** The status kube-apiserver must return (checked on the real server only). */
   expect: number;
   /**
-   * What must be equal: `full` (status and normalized body, the default), `status` (only the
-   * status code), or the status plus the body reduced by a projection.
+   * What must be equal: `full` (status and normalized body, the default), or the status plus
+   * the body reduced by a projection that says why the rest may differ (`statusOnly` keeps
+   * nothing of the body).
    */
-  compare?: "full" | "status" | ((body: Json) => Json);
+  compare?: "full" | Projection;
   /** Also compare these response headers (lower-case names; content-type without parameters). */
   headers?: string[];
   /** Saves `var` = the value at a dotted path of the raw response body, per server. */
@@ -47,6 +48,16 @@ export interface Step {
   watch?: { events?: number; timeoutMs?: number };
   /** Repeat the request (on each server) until the predicate holds, e.g. GC converged. */
   until?: { check: (r: StepResponse) => boolean; timeoutMs?: number };
+}
+
+/**
+ * A reduced view of a response body. `why` says what the servers may legitimately answer
+ * differently in the rest (timing, other writers on the shared cluster, a controller only
+ * one side runs): a projection without a reason would hide a difference unexplained.
+ */
+export interface Projection {
+  why: string;
+  project: (body: Json) => Json;
 }
 
 export interface Scenario {

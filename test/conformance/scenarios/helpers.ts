@@ -1,6 +1,6 @@
 /** Builders that keep the scenario tables short: paths, objects and steps. */
 import { isObject } from "../normalize.js";
-import type { Json, JsonObject, Step, StepResponse } from "../types.js";
+import type { Json, JsonObject, Projection, Step, StepResponse } from "../types.js";
 
 export const JSON_PATCH = "application/json-patch+json";
 export const MERGE_PATCH = "application/merge-patch+json";
@@ -141,6 +141,16 @@ export function ownerRef(
   extra: JsonObject = {},
 ) {
   return { apiVersion, kind, name, uid: `{{${uidVar}}}`, ...extra };
+}
+
+/** A projection with the reason the rest of the body may differ (see `Projection`). */
+export function because(why: string, project: (body: Json) => Json): Projection {
+  return { why, project };
+}
+
+/** Compares the status code only: the body is left out, for the reason given. */
+export function statusOnly(why: string): Projection {
+  return { why, project: () => null };
 }
 
 /** Projection: the names of a list's items, in order. */

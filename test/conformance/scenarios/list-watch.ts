@@ -2,13 +2,14 @@
 import { isObject } from "../normalize.js";
 import type { Json, Scenario, Step } from "../types.js";
 import {
+  because,
   configMap,
   core,
   del,
   eventTypes,
   get,
-  itemNames,
   MERGE_PATCH,
+  itemNames as names,
   patch,
   petSet,
   petsets,
@@ -34,10 +35,17 @@ const selectorSteps = (selectors: string[]): Step[] =>
     get(`select-${i}`, core("configmaps"), 200, { query: { labelSelector: s }, compare: itemNames }),
   );
 
+/** Which objects a selector selects: the objects themselves are compared where they are created. */
+const itemNames = because(
+  "the step is about which objects the selector selects; each object's content is compared where it is created",
+  names,
+);
+
 /** Projection: whether a BOOKMARK arrived, not when (the timing is the server's). */
-function hasBookmark(body: Json): Json {
-  return Array.isArray(body) && body.some((e) => isObject(e) && e.type === "BOOKMARK");
-}
+const hasBookmark = because(
+  "when bookmarks are sent, and how many, is each server's timing",
+  (body: Json): Json => Array.isArray(body) && body.some((e) => isObject(e) && e.type === "BOOKMARK"),
+);
 
 export const listWatchScenarios: Scenario[] = [
   {
@@ -228,7 +236,10 @@ export const listWatchScenarios: Scenario[] = [
       get("watch-types", core("configmaps"), 200, {
         query: { watch: "true", resourceVersion: "1", timeoutSeconds: "5" },
         watch: { events: 1 },
-        compare: eventTypes,
+        compare: because(
+          "the ERROR event itself is compared whole by the step before; this one checks a second watch ends the same way",
+          eventTypes,
+        ),
       }),
     ],
   },
@@ -237,7 +248,10 @@ export const listWatchScenarios: Scenario[] = [
     steps: [
       get("not-older-than", core("configmaps"), 200, {
         query: { resourceVersion: "1", resourceVersionMatch: "NotOlderThan" },
-        compare: itemNames,
+        compare: because(
+          "NotOlderThan 1 is served from each server's cache at its own resourceVersion; which objects it lists is compared",
+          names,
+        ),
       }),
       get("match-without-rv", core("configmaps"), 422, { query: { resourceVersionMatch: "Exact" } }),
     ],
