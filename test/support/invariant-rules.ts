@@ -29,10 +29,11 @@
  * Relists: the first pod list is the baseline (whatever exists when the monitor starts). A
  * later list (the watch broke or answered 410) is compared with what the monitor held: pods
  * that changed are judged as modified, pods gone as deleted, then pods new to it as created
- * (by ordinal), all at the relist's time. Deletions come first, the order most favourable to
- * the controller, so a gap never invents a violation; a breach the final state still shows
- * (three contents, two pods of one pet, a pet created above an unavailable one, pets down
- * beyond maxUnavailable) is reported.
+ * (by ordinal), at the relist's time but judged against every spec seen since the gap began
+ * (the move happened at an unknown time within it). Deletions come first, the order most
+ * favourable to the controller, so a gap never invents a violation; a breach the final state
+ * still shows (three contents, two pods of one pet, a pet created above an unavailable one,
+ * pets down beyond maxUnavailable) is reported.
  */
 
 import type { V1Pod } from "@kubernetes/client-node";
@@ -82,6 +83,8 @@ export interface StatusSnapshot {
 type Judge = (spec: ResolvedSpec) => string | undefined;
 interface Pending {
   at: number;
+  /** A move replayed from a relist happened at an unknown time since `from` (the last event before the gap). */
+  from: number;
   rule: Violation["rule"];
   judge: Judge;
 }
@@ -172,7 +175,11 @@ export function createInvariantJudge(opts: JudgeOptions): InvariantJudge {
     }
   };
 
-  const defer = (at: number, rule: Violation["rule"], judge: Judge) => pending.push({ at, rule, judge });
+  /** While a relist is replayed: when the gap began (the last pod event or list before it). */
+  let gapFrom: number | undefined;
+  let lastPodAt = clock();
+  const defer = (at: number, rule: Violation["rule"], judge: Judge) =>
+    pending.push({ at, from: gapFrom ?? at, rule, judge });
 
   /** A pod in range stopped being available because of a move: judge against maxUnavailable. */
   const onMove = (now: number, before: PodView, after: PodView | undefined, what: string) => {
@@ -230,6 +237,7 @@ export function createInvariantJudge(opts: JudgeOptions): InvariantJudge {
 
   const onPod = (type: string, raw: V1Pod) => {
     const now = clock();
+    if (gapFrom === undefined) lastPodAt = now;
     stats.events++;
     const uid = raw.metadata?.uid ?? "";
     const before = pods.has(uid) ? podViewFromV1Pod(pods.get(uid) as V1Pod) : undefined;
@@ -303,6 +311,7 @@ export function createInvariantJudge(opts: JudgeOptions): InvariantJudge {
       return;
     }
     listed = true;
+    lastPodAt = clock();
     pods.clear();
     for (const p of items) {
       pods.set(p.metadata?.uid ?? "", p);
@@ -316,6 +325,7 @@ export function createInvariantJudge(opts: JudgeOptions): InvariantJudge {
   /** What happened while the watch was down, replayed as events (see the header). */
   const relist = (items: V1Pod[]) => {
     stats.relists++;
+    gapFrom = lastPodAt;
     const now = new Map(items.map((p) => [p.metadata?.uid ?? "", p]));
     for (const [uid, p] of now) {
       const old = pods.get(uid);
@@ -325,14 +335,16 @@ export function createInvariantJudge(opts: JudgeOptions): InvariantJudge {
     const created = [...now].filter(([uid]) => !pods.has(uid)).map(([, p]) => p);
     for (const p of created.sort((a, b) => podViewFromV1Pod(a).ordinal - podViewFromV1Pod(b).ordinal))
       onPod("ADDED", p);
+    gapFrom = undefined;
+    lastPodAt = clock();
   };
 
-  /** Specs in force at any time within the window around `at`. */
-  const specsAround = (at: number): ResolvedSpec[] => {
+  /** Specs in force at any time within the window around [from, at]. */
+  const specsAround = (from: number, at: number): ResolvedSpec[] => {
     const out: ResolvedSpec[] = [];
     specs.forEach((s, i) => {
       const until = specs[i + 1]?.from ?? Number.POSITIVE_INFINITY;
-      if (s.spec !== undefined && s.from <= at + windowMs && until >= at - windowMs) out.push(s.spec);
+      if (s.spec !== undefined && s.from <= at + windowMs && until >= from - windowMs) out.push(s.spec);
     });
     return out;
   };
@@ -350,7 +362,7 @@ export function createInvariantJudge(opts: JudgeOptions): InvariantJudge {
     judge() {
       const judged: Violation[] = [...violations];
       for (const p of pending) {
-        const around = specsAround(p.at);
+        const around = specsAround(p.from, p.at);
         const verdicts = around.map((s) => p.judge(s));
         if (around.length === 0 || verdicts.some((v) => v === undefined)) continue;
         judged.push({ rule: p.rule, at: new Date(p.at).toISOString(), message: verdicts[0] ?? "" });

@@ -149,4 +149,19 @@ describe("invariant rules: pods created or deleted while the watch was down", ()
     j.onPodList([a, pod(1, "h1", { ready: false }), pod(2, "h1")]);
     expect(rules(j)).toEqual(["ordered-ready"]);
   });
+
+  it("a move in the gap is judged against every spec seen since the gap began, not only the last", () => {
+    const a = pod(0, "h1", { uid: "a" });
+    const j = judgeWith({ replicas: 1 }, [a]);
+    step();
+    // During the gap the pet is patched in place (allowed then), and later the set is paused.
+    j.onSpec(makePetSet({ replicas: 1, paused: true }), false);
+    step();
+    j.onPodList([pod(0, "h2", { uid: "a", rv: "2" })]);
+    expect(rules(j)).toEqual([]);
+    // Patched in place while the set was paused for the whole gap: a violation.
+    step();
+    j.onPodList([pod(0, "h3", { uid: "a", rv: "3" })]);
+    expect(rules(j)).toEqual(["frozen"]);
+  });
 });
