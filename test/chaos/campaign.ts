@@ -34,6 +34,7 @@ export function chaosProfile(kind: "campaign" | "slice", backend: ChaosBackend):
     etcdRestarts: backend === "real" ? 1 : 0,
     lostAnswers: 3,
     statusBursts: 3,
+    hookSideEffects: true,
   };
 }
 
@@ -52,6 +53,12 @@ export interface Totals {
   crashes: number;
   fencing: number;
   harnessErrors: number;
+  /** Hook side effects (hook-side-effects.ts): each must be 0. */
+  hookOverlaps: number;
+  hooksForSkippedVersions: number;
+  hooksSucceededWithoutRun: number;
+  /** Executions judged (job, exec, webhook) and hook records read. */
+  hookRuns: { job: number; exec: number; webhook: number; records: number };
   failedSeeds: number[];
 }
 
@@ -72,6 +79,15 @@ export function totalsOf(outcomes: RunOutcome[]): Totals {
     crashes: sum((o) => o.crashes.length),
     fencing: sum((o) => o.fencing.length),
     harnessErrors: sum((o) => o.harnessErrors.length),
+    hookOverlaps: sum((o) => o.hooks?.hookOverlaps.length ?? 0),
+    hooksForSkippedVersions: sum((o) => o.hooks?.hooksForSkippedVersions.length ?? 0),
+    hooksSucceededWithoutRun: sum((o) => o.hooks?.hooksSucceededWithoutRun.length ?? 0),
+    hookRuns: {
+      job: sum((o) => o.hooks?.hookRuns.job ?? 0),
+      exec: sum((o) => o.hooks?.hookRuns.exec ?? 0),
+      webhook: sum((o) => o.hooks?.hookRuns.webhook ?? 0),
+      records: sum((o) => o.hooks?.hookRuns.records ?? 0),
+    },
     failedSeeds: outcomes.filter(failed).map((o) => o.seed),
   };
 }
@@ -81,8 +97,14 @@ export function describeRun(o: RunOutcome): string {
     `chaos ${o.backend} seed ${o.seed}: ${failed(o) ? "FAILED" : "ok"} in ${Math.round(o.durationMs / 1000)} s ` +
     `(kills ${o.faults.kills}, freezes ${o.faults.freezes}, apiserver restarts ${o.faults.apiServerRestarts}, ` +
     `etcd restarts ${o.faults.etcdRestarts}, lost answers ${o.faults.lostAnswers}, ` +
-    `status bursts ${o.faults.statusBursts}${o.proxy ? ` ${JSON.stringify(o.proxy)}` : ""}, ` +
-    `converged in ${o.convergedInMs} ms)`;
+    `status bursts ${o.faults.statusBursts}${o.proxy ? ` ${JSON.stringify(o.proxy)}` : ""}` +
+    `${o.webhookProxy ? ` webhook ${JSON.stringify(o.webhookProxy)}` : ""}, ` +
+    `converged in ${o.convergedInMs} ms)` +
+    (o.hooks
+      ? `; hooks ${JSON.stringify(o.hooks.hookRuns)}: hookOverlaps ${o.hooks.hookOverlaps.length}, ` +
+        `hooksForSkippedVersions ${o.hooks.hooksForSkippedVersions.length}, ` +
+        `hooksSucceededWithoutRun ${o.hooks.hooksSucceededWithoutRun.length}`
+      : "");
   if (!failed(o)) return head;
   const lines = [
     ...o.violations.map((v) => `  violation: ${v}`),
@@ -92,6 +114,10 @@ export function describeRun(o: RunOutcome): string {
     ...o.crashes.map((c) => `  controller crash: ${c.identity} exit ${c.code}\n${c.logTail}`),
     ...o.fencing.map((f) => `  fencing: ${f.identity} ${f.message}`),
     ...o.harnessErrors.map((e) => `  harness: ${e}`),
+    ...(o.hooks?.hookOverlaps ?? []).map((h) => `  hook overlap: ${h}`),
+    ...(o.hooks?.hooksForSkippedVersions ?? []).map((h) => `  hook for a skipped version: ${h}`),
+    ...(o.hooks?.hooksSucceededWithoutRun ?? []).map((h) => `  hook succeeded without a run: ${h}`),
+    ...(o.hookLogLines ? [`  hook log (those ids):\n${o.hookLogLines}`] : []),
     `  controller log (last lines):\n${o.controllerLogTail}`,
     `  reproduce: ${o.reproduce}`,
   ];

@@ -2,7 +2,8 @@
  * One chaos run: the seeded scenario's PetSets created in a fresh namespace, an invariant
  * monitor on each, the controller as supervised child processes, user actions and process
  * faults at once; then faults stop, every PetSet gets a healing change, and the run is judged
- * (outcome.ts). The result names the seed and the command that reproduces the run.
+ * (outcome.ts; with `hookSideEffects`, the hooks' side effects too: hook-side-effects.ts). The
+ * result names the seed and the command that reproduces the run.
  */
 import {
   CoreV1Api,
@@ -17,6 +18,9 @@ import { type InvariantMonitor, startInvariantMonitor } from "../support/invaria
 import type { ChaosCluster } from "./chaos-cluster.js";
 import { ControllerFleet, type Crash, type FencingBreach, type FleetCounts } from "./controller-fleet.js";
 import { type FaultProxy, startFaultProxy } from "./fault-proxy.js";
+import { WEBHOOK_RESOURCE } from "./fault-scope.js";
+import type { JudgedHookRecord } from "./hook-outcome.js";
+import { type HookFindings, type HookSideEffects, startHookSideEffects } from "./hook-side-effects.js";
 import { convergenceGap, judgeVersions, listVersions } from "./outcome.js";
 import { seededRng } from "./prng.js";
 import {
@@ -56,6 +60,8 @@ export interface RunOutcome {
   };
   /** The fault proxy's counters (what the network faults hit), when the run had one. */
   proxy?: Record<string, number>;
+  /** The babysitter's fault proxy's counters (webhook faults), when the run had one. */
+  webhookProxy?: Record<string, number>;
   violations: string[];
   versionsLost: string[];
   versionsDuplicated: string[];
@@ -67,8 +73,12 @@ export interface RunOutcome {
   controllers: FleetCounts;
   convergedInMs: number;
   durationMs: number;
+  /** Hook side effects (each list must be empty); absent without `hookSideEffects`. */
+  hooks?: HookFindings;
   /** The controller's last log lines when something was found (else empty). */
   controllerLogTail: string;
+  /** The hook log's lines of the hook ids found (else empty). */
+  hookLogLines?: string;
   reproduce: string;
 }
 
@@ -80,31 +90,64 @@ async function userWrite(what: string, f: () => Promise<unknown>): Promise<void>
   await eventually(what, async () => ((await f()) ? true : undefined), 120_000, 250);
 }
 
+export function hookFindingCount(h: HookFindings | undefined): number {
+  return h ? h.hookOverlaps.length + h.hooksForSkippedVersions.length + h.hooksSucceededWithoutRun.length : 0;
+}
+
 export function failed(o: RunOutcome): boolean {
   return (
     o.violations.length + o.versionsLost.length + o.versionsDuplicated.length + o.notConverged.length > 0 ||
-    o.crashes.length + o.fencing.length + o.harnessErrors.length > 0
+    o.crashes.length + o.fencing.length + o.harnessErrors.length + hookFindingCount(o.hooks) > 0
   );
+}
+
+/** The log lines of the hook ids a finding names (`<id>: …`). */
+function linesOf(h: HookFindings, log: string): string {
+  const ids = new Set(
+    [...h.hookOverlaps, ...h.hooksForSkippedVersions, ...h.hooksSucceededWithoutRun].map(
+      (f) => f.split(":")[0],
+    ),
+  );
+  return log
+    .split("\n")
+    .filter((l) => [...ids].some((id) => id && l.includes(` ${id} `)))
+    .join("\n");
 }
 
 export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise<RunOutcome> {
   const started = Date.now();
   const log = opts.log ?? (() => {});
-  const scenario = generateScenario(opts.seed, opts.profile);
   const rng = seededRng(opts.seed).fork("fault-targets");
-  const namespace = await cluster.namespace("chaos");
-  const kc = cluster.kubeConfig;
-  const custom = kc.makeApiClient(CustomObjectsApi);
-  const ps = { group: GROUP, version: VERSION, plural: PETSET_PLURAL, namespace };
   const networkFaults = opts.profile.lostAnswers + opts.profile.statusBursts > 0;
   let proxy: FaultProxy | undefined;
+  let webhookProxy: FaultProxy | undefined;
+  let sideEffects: HookSideEffects | undefined;
+  if (opts.profile.hookSideEffects)
+    sideEffects = await startHookSideEffects(cluster.backend, seededRng(opts.seed).fork("babysitter"));
   let controllerKubeConfig = cluster.controllerKubeConfig;
   if (opts.controllerKubeConfig) controllerKubeConfig = await opts.controllerKubeConfig(controllerKubeConfig);
   else if (networkFaults) {
     const random = seededRng(opts.seed).fork("proxy");
     proxy = await startFaultProxy(controllerKubeConfig, { random: () => random.next() });
     controllerKubeConfig = proxy.kubeconfig;
+    if (sideEffects) {
+      const r = seededRng(opts.seed).fork("webhook-proxy");
+      webhookProxy = await startFaultProxy({ url: sideEffects.babysitterUrl }, { random: () => r.next() });
+    }
   }
+  const scenario = generateScenario(
+    opts.seed,
+    opts.profile,
+    sideEffects && {
+      logPath: sideEffects.logPath,
+      webhookUrl: webhookProxy ? `${webhookProxy.url}/hooks` : sideEffects.babysitterUrl,
+    },
+  );
+  const namespace = await cluster.namespace("chaos");
+  const kc = cluster.kubeConfig;
+  const custom = kc.makeApiClient(CustomObjectsApi);
+  const ps = { group: GROUP, version: VERSION, plural: PETSET_PLURAL, namespace };
+  sideEffects?.watch(kc, namespace);
   const fleet = new ControllerFleet({
     controllerKubeConfig,
     kubeConfig: kc,
@@ -149,7 +192,10 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
         else if (f.kind === "freeze") await fleet.freeze();
         else if (f.kind === "apiserver-restart") await cluster.restartApiServer();
         else if (f.kind === "etcd-restart") await cluster.restartEtcd();
-        else if (f.network && proxy) proxy.add(f.network);
+        else if (f.network && "resources" in f.network && f.network.resources?.includes(WEBHOOK_RESOURCE)) {
+          if (!webhookProxy) throw new Error("a webhook fault without a webhook fault proxy");
+          webhookProxy.add(f.network);
+        } else if (f.network && proxy) proxy.add(f.network);
         else throw new Error("a network fault without a fault proxy (controllerKubeConfig was given)");
         const key = {
           kill: "kills",
@@ -174,6 +220,7 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
 
     // Faults stop: heal every PetSet, then judge convergence within the bound.
     proxy?.clear();
+    webhookProxy?.clear();
     for (const p of scenario.petSets)
       await userWrite(`${p.name} heal`, () =>
         custom.patchNamespacedCustomObject({ ...ps, name: p.name, body: { spec: healPatch() } }, merge),
@@ -198,16 +245,22 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
     monitors.clear();
     const versionsLost: string[] = [];
     const versionsDuplicated: string[] = [];
+    const records: JudgedHookRecord[] = [];
     for (const p of scenario.petSets) {
-      const found = judgeVersions(p.name, await listVersions(kc, namespace, p.name));
+      const versions = await listVersions(kc, namespace, p.name);
+      const found = judgeVersions(p.name, versions);
       versionsLost.push(...found.lost);
       versionsDuplicated.push(...found.duplicated);
+      for (const v of versions) records.push(...(v.status?.hooks ?? []));
     }
+    // Hooks are judged once the controllers are gone: no execution starts after the verdict.
+    const controllerLogTail0 = await fleet.logTail(40);
+    await fleet.stop();
+    const hooks = sideEffects?.judge(records);
     const found =
       violations.length + versionsLost.length + versionsDuplicated.length + notConverged.length > 0 ||
-      fleet.crashes.length + fleet.fencing.length + harnessErrors.length > 0;
-    const controllerLogTail = found ? await fleet.logTail(40) : "";
-    await fleet.stop();
+      fleet.crashes.length + fleet.fencing.length + harnessErrors.length + hookFindingCount(hooks) > 0;
+    const controllerLogTail = found ? controllerLogTail0 : "";
     return {
       controllerLogTail,
       seed: opts.seed,
@@ -219,6 +272,11 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
       })),
       faults: injected,
       ...(proxy ? { proxy: proxy.stats() } : {}),
+      ...(webhookProxy ? { webhookProxy: webhookProxy.stats() } : {}),
+      ...(hooks ? { hooks } : {}),
+      ...(hooks && sideEffects && hookFindingCount(hooks) > 0
+        ? { hookLogLines: linesOf(hooks, sideEffects.logText()) }
+        : {}),
       violations,
       versionsLost,
       versionsDuplicated,
@@ -234,6 +292,8 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
   } finally {
     await fleet.stop();
     await proxy?.stop();
+    await webhookProxy?.stop();
+    await sideEffects?.stop();
     for (const m of monitors.values()) await m.stop();
     await kc
       .makeApiClient(CoreV1Api)

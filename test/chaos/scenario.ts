@@ -1,7 +1,7 @@
 /**
  * The seeded scenario of one chaos run: a few PetSets in one namespace, each with a list of
  * user actions (rollouts, spec changes mid-rollout, broken images then fixes, scale, pause and
- * resume, partition canaries; autoRollback and an exec preUpdate hook on some), and a fault
+ * resume, partition canaries; autoRollback and hooks on some), and a fault
  * schedule (controller SIGKILLs, a frozen leader, API server and etcd restarts, and network
  * faults on the controllers' requests through the fault proxy: lost answers of applied writes
  * and 429/503 bursts, each scoped to one resource the run exercises). Pure: the same seed and
@@ -9,6 +9,8 @@
  */
 import { API_VERSION, PETSET_KIND } from "../../src/api/index.js";
 import type { NetworkFault } from "./fault-proxy.js";
+import { WEBHOOK_RESOURCE } from "./fault-scope.js";
+import { hookScript } from "./hook-bodies.js";
 import { type Rng, seededRng } from "./prng.js";
 
 export type StepKind =
@@ -67,7 +69,23 @@ export interface ChaosProfile {
   lostAnswers: number;
   /** ... and 429/503 bursts. */
   statusBursts: number;
+  /**
+   * Hooks with side effects measured outside the cluster (issue 24): PetSet 1 a preRollout
+   * Job (the migration) and a preUpdate exec, PetSet 2 a postUpdate webhook; their bodies log
+   * to `HookSinks`. Without it PetSet 1's exec preUpdate is `true` (the slice's scenario).
+   */
+  hookSideEffects?: boolean;
 }
+
+/** Where the hooks' bodies report (hook-bodies.ts): the log file and the babysitter's URL. */
+export interface HookSinks {
+  logPath: string;
+  webhookUrl: string;
+}
+
+/** Seconds a Job body and an exec body run (the babysitter takes 0.2–1 s of its own). */
+const JOB_BODY_S = 1;
+const EXEC_BODY_S = 1;
 
 export interface Scenario {
   seed: number;
@@ -158,7 +176,46 @@ function nextStep(rng: Rng, s: State, gapMs: number): Step {
   }
 }
 
-export function generateScenario(seed: number, profile: ChaosProfile): Scenario {
+/** The hooks of a PetSet with side effects: the features it exercises and its `lifecycle`. */
+function sideEffectHooks(
+  i: number,
+  r: Rng,
+  sinks: HookSinks,
+): { features: string[]; lifecycle: Record<string, unknown> } {
+  const features: string[] = [];
+  const lifecycle: Record<string, unknown> = {};
+  const script = (s: number) => ["sh", "-c", hookScript(sinks.logPath, s)];
+  if (i === 1 || (i > 2 && r.chance(0.5))) {
+    features.push("preRollout-job", "preUpdate-exec");
+    lifecycle.preRollout = {
+      job: { command: script(JOB_BODY_S) },
+      timeoutSeconds: 60,
+      retries: 2,
+      failurePolicy: "Ignore",
+    };
+    lifecycle.preUpdate = {
+      exec: { command: script(EXEC_BODY_S) },
+      timeoutSeconds: 30,
+      retries: 1,
+      failurePolicy: "Ignore",
+    };
+  }
+  if (i === 2 || (i > 2 && r.chance(0.5))) {
+    features.push("postUpdate-webhook");
+    lifecycle.postUpdate = {
+      webhook: { url: sinks.webhookUrl },
+      timeoutSeconds: 30,
+      retries: 1,
+      failurePolicy: "Ignore",
+    };
+  }
+  return { features, lifecycle };
+}
+
+/** Placeholders for a scenario printed or compared without a run (nothing listens there). */
+export const NO_SINKS: HookSinks = { logPath: "/dev/null", webhookUrl: "http://127.0.0.1:9/hooks" };
+
+export function generateScenario(seed: number, profile: ChaosProfile, sinks: HookSinks = NO_SINKS): Scenario {
   const rng = seededRng(seed);
   const petSets: PetSetPlan[] = [];
   for (let i = 0; i < profile.petSets; i++) {
@@ -180,7 +237,11 @@ export function generateScenario(seed: number, profile: ChaosProfile): Scenario 
       features.push("autoRollback");
       Object.assign(extra, { autoRollback: true, progressDeadlineSeconds: 8 });
     }
-    if (i === 1 || (i > 1 && r.chance(0.5))) {
+    if (profile.hookSideEffects) {
+      const hooks = sideEffectHooks(i, r, sinks);
+      features.push(...hooks.features);
+      if (hooks.features.length > 0) extra.lifecycle = hooks.lifecycle;
+    } else if (i === 1 || (i > 1 && r.chance(0.5))) {
       features.push("preUpdate-exec");
       extra.lifecycle = {
         preUpdate: { exec: { command: ["sh", "-c", "true"] }, timeoutSeconds: 30, failurePolicy: "Ignore" },
@@ -209,13 +270,14 @@ export function generateScenario(seed: number, profile: ChaosProfile): Scenario 
 /**
  * The resources a network fault may be scoped to: the controller's writes a run makes (pods,
  * versions, status, Events), pods/exec when a PetSet has an exec hook, jobs when one has a
- * Job hook. Never the Lease: its faults are network-faults.test.ts's.
+ * Job hook, the babysitter (`webhook`) when one has a webhook hook. Never the Lease: its faults are network-faults.test.ts's.
  */
 export function networkScopes(petSets: readonly PetSetPlan[]): string[] {
   const scopes = ["pods", "petsetversions", "petsets/status", "events"];
   const features = petSets.flatMap((p) => p.features);
   if (features.some((f) => f.endsWith("-exec"))) scopes.push("pods/exec");
   if (features.some((f) => f.endsWith("-job"))) scopes.push("jobs");
+  if (features.some((f) => f.endsWith("-webhook"))) scopes.push(WEBHOOK_RESOURCE);
   return scopes;
 }
 

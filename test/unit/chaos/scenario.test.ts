@@ -1,10 +1,39 @@
 /**
  * The chaos scenario generator (test/chaos/scenario.ts) draws the network faults of a run from
- * its seed: lost answers and 429/503 bursts, each scoped to a resource the run exercises.
+ * its seed: lost answers and 429/503 bursts, each scoped to a resource the run exercises; and
+ * the campaign's hooks whose bodies log their side effects (issue 24).
  */
 import { describe, expect, it } from "vitest";
 import { chaosProfile } from "../../chaos/campaign.js";
 import { generateScenario, networkScopes } from "../../chaos/scenario.js";
+
+describe("chaos scenario: hooks with measured side effects", () => {
+  const profile = chaosProfile("campaign", "embedded");
+  const sinks = { logPath: "/tmp/x/hooks.log", webhookUrl: "http://127.0.0.1:4000/hooks" };
+
+  it("PetSet 1 runs a preRollout Job and a preUpdate exec, PetSet 2 a postUpdate webhook, all logging", () => {
+    for (const seed of [777, 3000, 424242]) {
+      const s = generateScenario(seed, profile, sinks);
+      const [, one, two] = s.petSets;
+      expect(one?.features).toEqual(expect.arrayContaining(["preRollout-job", "preUpdate-exec"]));
+      expect(two?.features).toContain("postUpdate-webhook");
+      type Lifecycle = Record<string, Record<string, { command?: string[]; url?: string }>>;
+      const lifecycle = (p: typeof one) =>
+        ((p?.manifest.spec ?? {}) as { lifecycle?: Lifecycle }).lifecycle ?? {};
+      expect(lifecycle(one).preRollout?.job?.command?.join(" ")).toContain("'/tmp/x/hooks.log'");
+      expect(lifecycle(one).preUpdate?.exec?.command?.join(" ")).toContain("start %s %s");
+      expect(lifecycle(two).postUpdate?.webhook?.url).toBe(sinks.webhookUrl);
+      expect(networkScopes(s.petSets)).toEqual(expect.arrayContaining(["jobs", "pods/exec", "webhook"]));
+      expect(generateScenario(seed, profile, sinks)).toEqual(s);
+    }
+  });
+
+  it("the slice keeps its scenario (exec `true`, no Job, no webhook)", () => {
+    const s = generateScenario(15, chaosProfile("slice", "embedded"), sinks);
+    expect(s.petSets.flatMap((p) => p.features)).not.toContain("preRollout-job");
+    expect(JSON.stringify(s)).not.toContain("hooks.log");
+  });
+});
 
 describe("chaos scenario: network faults", () => {
   const profile = chaosProfile("campaign", "embedded");
