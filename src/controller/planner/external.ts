@@ -7,7 +7,13 @@
  *  - A request for the target: the pod is replaced (or patched in place) as in a rolling update:
  *    a pod that is not Ready at once, a Ready one while fewer than maxUnavailable pets are
  *    unavailable (rollingUpdate.maxUnavailable, default 1), after its switchover and preUpdate
- *    hooks. The order is the requester's.
+ *    hooks. The order is the requester's. Under OrderedReady a Ready pod moves only while every
+ *    pet exists and is available and no scale-down runs, as in a rolling update (SPEC rule 3).
+ *  - With two old contents live (a version given up by a rollback or a newer version, besides
+ *    the kept one: plan-context.ts chooseKeptOld), a pod of the kept content cannot move yet: it
+ *    would come back at the kept content (a third content is never live), restarted for nothing.
+ *    Its request waits (said in Progressing; the deadline holds) until the given-up version's
+ *    pods have moved; those move when asked, refilled at the kept content while others remain.
  *  - A request for any other version is refused (a Warning Event and the Progressing message
  *    say why): moving a pet anywhere but the target could make a third version live (SPEC
  *    rule 2) or run a version petset is not rolling out.
@@ -25,9 +31,15 @@ import { isAvailable, isFinished, isRunningAndReady, isTerminating } from "./pod
 import { replacePod } from "./pod-updates.js";
 import { gateLeaderSwitchover } from "./roles.js";
 
-export function planExternalUpdates(ctx: PlanContext, postUpdatePending: ReadonlySet<number>): void {
+export function planExternalUpdates(
+  ctx: PlanContext,
+  allPetsHealthy: boolean,
+  scalingDown: boolean,
+  postUpdatePending: ReadonlySet<number>,
+): void {
   const { spec, input } = ctx;
   const target = ctx.versions.target;
+  const kept = ctx.keptOld?.spec.hash;
   const asked: { ordinal: number; ready: boolean }[] = [];
   for (const pod of ctx.podsByOrdinal.values()) {
     const raw = pod.annotations[Annotations.updateRequested];
@@ -37,6 +49,10 @@ export function planExternalUpdates(ctx: PlanContext, postUpdatePending: Readonl
       const why = `${pod.name} asks for version ${raw} (${Annotations.updateRequested}), but the target is version ${target.spec.version}: refused (at most two versions live; pets move to the target only)`;
       ctx.externalRefusals.push(why);
       event(ctx, "Warning", "UpdateRequestRefused", pod.name, why);
+      continue;
+    }
+    if (ctx.index.contentOf(pod) === kept) {
+      ctx.externalRefusals.push(heldMessage(ctx, pod.name, raw));
       continue;
     }
     asked.push({ ordinal: pod.ordinal, ready: isRunningAndReady(pod) });
@@ -49,6 +65,7 @@ export function planExternalUpdates(ctx: PlanContext, postUpdatePending: Readonl
     else if (postUpdatePending.has(o)) unavailable++;
   }
   let budget = spec.maxUnavailable - unavailable;
+  if (spec.orderedReady && (!allPetsHealthy || scalingDown)) budget = 0;
   for (const { ordinal, ready } of asked.sort((a, b) => Number(a.ready) - Number(b.ready))) {
     const pod = ctx.podsByOrdinal.get(ordinal);
     if (pod === undefined) continue;
@@ -61,4 +78,23 @@ export function planExternalUpdates(ctx: PlanContext, postUpdatePending: Readonl
     if (gateLeaderSwitchover(ctx, pod, target) !== "done") continue;
     if (gatePreUpdate(ctx, pod) === "done") replacePod(ctx, pod, "update");
   }
+}
+
+/** Why a request of the kept old content waits: the given-up version's pods move first. */
+function heldMessage(ctx: PlanContext, podName: string, asked: string): string {
+  const target = ctx.versions.target.spec.hash;
+  const kept = ctx.keptOld?.spec.hash;
+  const givenUp = [...ctx.podsByOrdinal.values()]
+    .filter((p) => !isTerminating(p))
+    .filter((p) => {
+      const content = ctx.index.contentOf(p);
+      return content !== target && content !== kept;
+    })
+    .map((p) => {
+      const version = ctx.index.byNumber(p.version) ?? ctx.index.newestWithHash(ctx.index.contentOf(p));
+      return `${p.name} runs version ${version?.spec.version ?? "?"}`;
+    });
+  const who = givenUp.length > 0 ? givenUp.join(", ") : "the given-up version's pods are terminating";
+  const verb = givenUp.length === 1 ? "it moves" : "they move";
+  return `${podName} asks for version ${asked}, but ${who}, given up: ${verb} first (at most two versions live); the request waits`;
 }

@@ -234,7 +234,7 @@ export function planRollout(raw: PlanInput): Plan {
     planRelabels(ctx);
     const postPending = planPostUpdates(ctx, (p) => isAvailable(p, spec.minReadyMs, input.now));
     if (spec.rollingUpdate) planRollingUpdate(ctx, allPetsHealthy, scalingDown, postPending);
-    else if (spec.external) planExternalUpdates(ctx, postPending);
+    else if (spec.external) planExternalUpdates(ctx, allPetsHealthy, scalingDown, postPending);
     planAnnouncements(ctx);
     ctx.hooksPending = postPending.size > 0;
     if (!ctx.hooksPending && petsSettledAt(ctx, versions.target.spec.hash, Number.NEGATIVE_INFINITY))

@@ -77,7 +77,8 @@ function hookProgress(ctx: PlanContext): number[] {
 
 /**
  * updateStrategy External with nothing to do until an outside actor asks: every pet has a
- * live, available pod, and none at another content than the target's is asked to move to it.
+ * live, available pod, and none at another content than the target's is asked to move to it
+ * (a request of the kept old content waits for the given-up version's pods: external.ts).
  */
 function waitingForRequests(ctx: PlanContext): boolean {
   if (!ctx.spec.external) return false;
@@ -86,7 +87,8 @@ function waitingForRequests(ctx: PlanContext): boolean {
     const pod = ctx.podsByOrdinal.get(o);
     if (pod === undefined || isTerminating(pod) || !isAvailable(pod, ctx.spec.minReadyMs, ctx.input.now))
       return false;
-    if (ctx.index.contentOf(pod) === target.spec.hash) return true;
+    const content = ctx.index.contentOf(pod);
+    if (content === target.spec.hash || content === ctx.keptOld?.spec.hash) return true;
     return pod.annotations[Annotations.updateRequested] !== String(target.spec.version);
   });
 }

@@ -210,3 +210,80 @@ describe("OnDelete promotes currentVersion once every pet runs the target (kuber
     expect(world.violations).toEqual([]);
   });
 });
+
+describe("External under OrderedReady and after a rollback (issue 24 item 11)", () => {
+  it("issue 24 item 11 (External): under OrderedReady a requested Ready pod waits while another pet is missing", () => {
+    const world = createWorld(
+      makePetSet({
+        replicas: 2,
+        podManagementPolicy: "OrderedReady",
+        updateStrategy: { type: "External", rollingUpdate: { maxUnavailable: 2 } },
+      }),
+    );
+    expect(runUntilConverged(world)).toBeGreaterThanOrEqual(0);
+    deleteByUser(world, 1);
+    tick(world);
+    setImage(world, "app:2");
+    request(world, 0, 2);
+    // web-1 is gone: this pass creates it (web-0 is available); web-0 must not go down with it.
+    const plan = sync(world);
+    expect(plan.steps.flatMap((s) => (s.kind === "createPod" ? [s.ordinal] : []))).toEqual([1]);
+    expect(plan.steps.filter((s) => s.kind === "deletePod")).toEqual([]);
+    for (let i = 0; i < 20; i++) {
+      sync(world);
+      tick(world);
+    }
+    // web-1 came back at the target (missing pets are); once it is available web-0's request is served.
+    expect(podsOf(world).map((p) => p.version)).toEqual([2, 2]);
+    expect(moved(world)).toEqual(["web-0"]);
+    expect(world.violations).toEqual([]);
+  });
+
+  it.each(["OrderedReady", "Parallel"] as const)(
+    "issue 24 item 11 (External): after a rollback, a new version mid-rollout converges; a request of the kept old version waits for the given-up version's pods (%s)",
+    (policy) => {
+      const world = externalWorld(policy, { progressDeadlineSeconds: 20 });
+      setImage(world, "app:3"); // v2
+      request(world, 0, 2);
+      for (let i = 0; i < 4; i++) {
+        sync(world);
+        tick(world);
+      }
+      setImage(world, "app:1"); // v3: a rollback of v1, which web-1 and web-2 still run
+      sync(world);
+      expect(podsOf(world).map((p) => p.version)).toEqual([2, 3, 3]);
+      setImage(world, "app:2"); // v4: web-0 still runs v2's content (app:3)
+      sync(world);
+      // Moving web-1 now would make a third content live: it would come back at app:1, forever.
+      request(world, 1, 4);
+      const plans: Plan[] = [];
+      // Longer than the deadline: a request that waits on the requester is not a stall.
+      for (let i = 0; i < 40; i++) {
+        plans.push(sync(world));
+        tick(world);
+      }
+      expect(plans.flatMap((p) => p.steps.filter((s) => s.kind === "deletePod"))).toEqual([]);
+      expect(progressing(world)?.reason).toBe("RollingOut");
+      expect(progressing(world)?.message).toContain(
+        "web-1 asks for version 4, but web-0 runs version 2, given up: it moves first (at most two versions live); the request waits",
+      );
+      request(world, 0, 4);
+      for (let i = 0; i < 6; i++) {
+        sync(world);
+        tick(world);
+      }
+      // web-0 was the given-up version's last pod: it comes back at the target, then web-1 moves.
+      expect(podsOf(world).find((p) => p.ordinal === 0)?.version).toBe(4);
+      for (let i = 0; i < 30 && !converged(world); i++) {
+        sync(world);
+        for (const pod of podsOf(world)) request(world, pod.ordinal, 4);
+        tick(world);
+      }
+      expect(converged(world)).toBe(true);
+      expect(podsOf(world).map((p) => p.version)).toEqual([4, 4, 4]);
+      // web-0 to version 2 first, then to 4; web-1's waiting request is served next.
+      expect(moved(world).slice(0, 3)).toEqual(["web-0", "web-0", "web-1"]);
+      expect(world.violations).toEqual([]);
+    },
+  );
+});
