@@ -84,7 +84,10 @@ export interface ObservedPetSet {
   };
 }
 
-/** undefined when the PetSet finished its last change: every pet Ready and updated, rollout complete. */
+/**
+ * undefined when the PetSet finished its last change: observed, every pet Ready and updated,
+ * and (with pets) current = update and the rollout complete.
+ */
 export function petSetGap(p: ObservedPetSet): string | undefined {
   const s = p.status;
   const replicas = p.spec?.replicas ?? 1;
@@ -94,10 +97,12 @@ export function petSetGap(p: ObservedPetSet): string | undefined {
     off.push(`observedGeneration ${s?.observedGeneration} of ${p.metadata?.generation}`);
   if ((s?.readyReplicas ?? 0) !== replicas || (s?.updatedReplicas ?? 0) !== replicas)
     off.push(`${s?.readyReplicas ?? 0} ready, ${s?.updatedReplicas ?? 0} updated of ${replicas}`);
-  if (s?.currentVersion !== s?.updateVersion)
-    off.push(`current v${s?.currentVersion} update v${s?.updateVersion}`);
-  const progressing = s?.conditions?.find((c) => c.type === "Progressing");
-  if (replicas > 0 && progressing?.reason !== "RolloutComplete")
-    off.push(`Progressing ${progressing?.reason}`);
+  // With no pets nothing moves: currentVersion stays where the last pet left it (planner status).
+  if (replicas > 0) {
+    if (s?.currentVersion !== s?.updateVersion)
+      off.push(`current v${s?.currentVersion} update v${s?.updateVersion}`);
+    const progressing = s?.conditions?.find((c) => c.type === "Progressing");
+    if (progressing?.reason !== "RolloutComplete") off.push(`Progressing ${progressing?.reason}`);
+  }
   return off.length === 0 ? undefined : `${p.metadata?.name}: ${off.join(", ")}`;
 }

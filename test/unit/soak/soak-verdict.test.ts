@@ -102,5 +102,12 @@ describe("soak convergence of one PetSet", () => {
     expect(petSetGap({ ...done, metadata: { name: "soak-1", generation: 5 } })).toBe(
       "soak-1: observedGeneration 4 of 5",
     );
+    // Scaled to zero after an image change: no pet to move, current stays behind update.
+    const zero = {
+      ...done,
+      spec: { replicas: 0 },
+      status: { ...done.status, readyReplicas: 0, updatedReplicas: 0, updateVersion: 4 },
+    };
+    expect(petSetGap(zero)).toBeUndefined();
   });
 });
