@@ -7,8 +7,9 @@
  *    mid-rollout (a switchover, a failover) and the order follows it.
  *  - Rolling update order: followers first, highest ordinal first (the update rules and
  *    maxUnavailable apply as without roles). The leader's turn comes once no follower is left
- *    to update and every other pet is available: with exactly one leader, pets of unknown role
- *    go then, and the leader's pet goes last, after its switchover hook (below). With more than
+ *    to update and every other pet is available (at the target, or at the kept old version
+ *    while a given-up version's pods go first: those move later): with exactly one leader, pets
+ *    of unknown role go then, and the leader's pet goes last, after its switchover hook. With more than
  *    one leader at that point the rollout waits, and says why in Progressing. With none (the
  *    leader is unknown) it waits half the progress deadline, saying so, then the pets left go
  *    in ordinal order with a Warning Event LeaderUnknown: bounded, never a stall.
@@ -68,14 +69,18 @@ export function orderByRole(ctx: PlanContext, candidates: readonly PodView[], ma
   const followers = candidates.filter((p) => roleOf(ctx, p) === "follower");
   const rest = candidates.filter((p) => roleOf(ctx, p) !== "follower");
   if (followers.length > 0 || rest.length === 0) return followers;
-  // The leader's turn: every other pet in the update range runs the target, available.
+  // The leader's turn: every other pet in the update range runs the target, available. With two
+  // old contents live the candidates are the given-up one's pods and the kept one's pods move
+  // only after them (plan-context.ts chooseKeptOld): those count as done here, or nothing moves.
   const target = ctx.versions.target.spec.hash;
+  const kept = ctx.keptOld?.spec.hash;
   const inUpdateRange = ctx.spec.ordinals.filter((o) => isInUpdateRange(ctx, o));
   const othersDone = inUpdateRange.every((o) => {
     const pod = ctx.podsByOrdinal.get(o);
     if (pod === undefined) return false;
     if (rest.includes(pod)) return true;
-    return ctx.index.contentOf(pod) === target && available(ctx, pod);
+    const content = ctx.index.contentOf(pod);
+    return (content === target || content === kept) && available(ctx, pod);
   });
   if (!othersDone) return [];
   const leaders = liveLeaders(ctx);
