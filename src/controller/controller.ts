@@ -15,7 +15,7 @@ import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { createClaimControl } from "./claim-control.js";
 import { createEventRecorder } from "./event-recorder.js";
-import { ExpectationStore } from "./expectations.js";
+import { ExpectationStore, type ExpectedResource } from "./expectations.js";
 import { HookRunner } from "./hooks/runner.js";
 import { type ControllerCaches, startControllerCaches } from "./informers.js";
 import { type LeaderElector, startLeaderElection } from "./leader-election.js";
@@ -147,9 +147,18 @@ export class PetSetController {
       // its new version is what its user waits for.
       this.enqueue(o.metadata?.namespace, o.metadata?.name, kind !== "delete" && specUnseen(o));
     });
-    caches.versions.onChange(enqueueOwner);
-    caches.pods.onChange(enqueueOwner);
-    caches.claims.onChange(enqueueOwner);
+    // Every event of an owned object also meets the owner's `present` expectation of its name
+    // (expectations.ts `observed`), then wakes the owner.
+    const observeThenEnqueue = (resource: ExpectedResource) => (o: KubernetesObject) => {
+      const namespace = o.metadata?.namespace;
+      const owner = o.metadata?.labels?.[Labels.petSet] ?? ownerName(o);
+      const name = o.metadata?.name;
+      if (namespace && owner && name) this.expectations.observed(`${namespace}/${owner}`, resource, name);
+      enqueueOwner(o);
+    };
+    caches.versions.onChange(observeThenEnqueue("petsetversions"));
+    caches.pods.onChange(observeThenEnqueue("pods"));
+    caches.claims.onChange(observeThenEnqueue("persistentvolumeclaims"));
     await Promise.all([
       caches.petSets.synced,
       caches.versions.synced,

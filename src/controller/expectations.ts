@@ -132,6 +132,8 @@ interface Pending<R extends string> {
   expectation: Expectation<R>;
   /** Clock time it was recorded at. */
   at: number;
+  /** An informer event showed an object of that name (`present` only): met even if it is gone since. */
+  seen?: boolean;
 }
 
 export interface PendingCheck<R extends string = ExpectedResource> {
@@ -169,7 +171,7 @@ export class ExpectationStore<R extends string = ExpectedResource> {
     const left: Pending<R>[] = [];
     const expired: Expectation<R>[] = [];
     for (const p of list) {
-      if (isObserved(p.expectation, lookup)) continue;
+      if (p.seen === true || isObserved(p.expectation, lookup)) continue;
       if (now - p.at >= this.timeoutMs) expired.push(p.expectation);
       else left.push(p);
     }
@@ -178,6 +180,21 @@ export class ExpectationStore<R extends string = ExpectedResource> {
     const result: PendingCheck<R> = { pending: left.map((p) => p.expectation), expired };
     if (left.length > 0) result.expiresAt = Math.min(...left.map((p) => p.at)) + this.timeoutMs;
     return result;
+  }
+
+  /**
+   * An informer event of `key`'s object `resource/name` (add, update or delete): a `present`
+   * expectation of that name is met even when the object is gone by the time the next sync
+   * looks (created, then deleted by someone else before any sync saw it), as client-go's
+   * CreationObserved counts the add event, not what the cache holds later. Without this a
+   * create followed by a quick delete held the PetSet until the timeout (found by the model
+   * checker, issue 24).
+   */
+  observed(key: string, resource: R, name: string): void {
+    for (const p of this.byKey.get(key) ?? []) {
+      const e = p.expectation;
+      if (e.kind === "present" && e.resource === resource && e.name === name) p.seen = true;
+    }
   }
 
   /** Drops the expectations of `key` that `matches` selects (ones the cache can never show). */

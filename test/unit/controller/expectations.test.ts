@@ -113,6 +113,21 @@ describe("ExpectationStore", () => {
     expect(store.size).toBe(0);
   });
 
+  it("a create seen by an informer event is met even if the object was deleted before the next sync (issue 24: the model checker's 30 s stall)", () => {
+    const store = new ExpectationStore(30_000);
+    const create: Expectation = { kind: "present", resource: "pods", name: "web-0" };
+    store.expect("ns/web", create, 0);
+    // Events of other objects, other resources or other owners meet nothing.
+    store.observed("ns/web", "pods", "web-1");
+    store.observed("ns/web", "persistentvolumeclaims", "web-0");
+    store.observed("ns/other", "pods", "web-0");
+    expect(store.check("ns/web", () => undefined, 10).pending).toEqual([create]);
+    // The add event came, then the pod was deleted: the cache no longer shows it.
+    store.observed("ns/web", "pods", "web-0");
+    expect(store.check("ns/web", () => undefined, 20).pending).toEqual([]);
+    expect(store.size).toBe(0);
+  });
+
   it("keys are independent", () => {
     const store = new ExpectationStore(1000);
     store.expect("ns/a", { kind: "present", resource: "pods", name: "a-0" }, 0);
