@@ -212,6 +212,38 @@ describe("OnDelete promotes currentVersion once every pet runs the target (kuber
 });
 
 describe("External under OrderedReady and after a rollback (issue 24 item 11)", () => {
+  it("External: a given-up version's pod is refilled at the kept version while others of it remain, the last goes to the target", () => {
+    const world = externalWorld("Parallel");
+    setImage(world, "app:3"); // v2
+    request(world, 0, 2);
+    request(world, 2, 2);
+    for (let i = 0; i < 10; i++) {
+      sync(world);
+      tick(world);
+    }
+    setImage(world, "app:1"); // v3, a rollback of v1: web-1 is relabelled
+    sync(world);
+    setImage(world, "app:2"); // v4
+    sync(world);
+    const settle = () => {
+      for (let i = 0; i < 8; i++) {
+        sync(world);
+        tick(world);
+      }
+    };
+    request(world, 0, 4);
+    settle();
+    const images = () => podsOf(world).map((p) => p.containers[0]?.image);
+    // web-2 still runs version 2: web-0 comes back at the kept old content (app:1), without the request.
+    expect(images()).toEqual(["app:1", "app:1", "app:3"]);
+    expect(podsOf(world)[0]?.annotations[Annotations.updateRequested]).toBeUndefined();
+    request(world, 2, 4);
+    settle();
+    expect(images()).toEqual(["app:1", "app:1", "app:2"]);
+    expect(podsOf(world)[2]?.version).toBe(4);
+    expect(world.violations).toEqual([]);
+  });
+
   it("issue 24 item 11 (External): under OrderedReady a requested Ready pod waits while another pet is missing", () => {
     const world = createWorld(
       makePetSet({
