@@ -29,6 +29,9 @@ export function chaosProfile(kind: "campaign" | "slice", backend: ChaosBackend):
     stepsPerPetSet: 8,
     actionMs: 60_000,
     kills: 10,
+    // Under load a replacement took ~10 s to start: kills without a pause starved the PetSets
+    // of any controller for the whole fault window (controller-fleet.ts).
+    minLeadMs: 4_000,
     freezes: 1,
     apiServerRestarts: 1,
     etcdRestarts: backend === "real" ? 1 : 0,

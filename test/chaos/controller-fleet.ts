@@ -2,7 +2,11 @@
  * The controller replicas of a chaos run, supervised as a Deployment would: each is
  * `petset controller` as a child process (test/support/controller.ts); any replica that exits
  * is replaced. The fleet injects the process faults and records what they showed:
- * - kill: SIGKILL the Lease holder (or, between leaders, a random replica);
+ * - kill: SIGKILL the Lease holder once it has led for `minLeadMs` (waiting up to a minute
+ *   for a leader). A kill never falls on a replica that does not lead: under load a replacement
+ *   takes ~10 s to start and a Lease to take over, and killing it before it led (as the fleet
+ *   once did after 12 s without a leader) left the PetSets with no controller for the whole
+ *   fault window (seed 508813: no controller write from +20 s to +120 s);
  * - freeze: with a second replica running, SIGSTOP the leader, wait until the other holds the
  *   Lease, SIGCONT: the resumed one must exit without a single write (fencing);
  * - a crash is an exit we did not cause: not our signal, and not the documented exit 1 of a
@@ -11,7 +15,6 @@
 import type { KubeConfig } from "@kubernetes/client-node";
 import { eventually } from "../support/cluster.js";
 import { type ControllerProcess, leaseHolder, startControllerProcess } from "../support/controller.js";
-import type { Rng } from "./prng.js";
 
 /**
  * Leases of 8 s (renew deadline 6 s, retry 2 s), between the tests' 4 s and production's 15 s:
@@ -44,6 +47,8 @@ interface Replica {
   proc: ControllerProcess;
   /** We signalled it: its exit is no crash. */
   caused: boolean;
+  /** When the harness first saw it hold the Lease. */
+  ledSince?: number;
 }
 
 export interface FleetOptions {
@@ -54,6 +59,8 @@ export interface FleetOptions {
   namespace: string;
   replicas: number;
   writesBy(userAgent: string, since: Date): Promise<{ verb: string; uri: string }[]>;
+  /** A leader works at least this long before it is killed (the schedule, not a condition). */
+  minLeadMs?: number;
 }
 
 export class ControllerFleet {
@@ -99,25 +106,29 @@ export class ControllerFleet {
 
   private async holder(): Promise<Replica | undefined> {
     const id = await leaseHolder(this.opts.kubeConfig, this.opts.namespace);
-    return [...this.live].find((r) => r.proc.identity === id);
+    const leader = [...this.live].find((r) => r.proc.identity === id);
+    if (leader) leader.ledSince ??= Date.now();
+    return leader;
   }
 
   /**
-   * SIGKILL the leader, once one leads (a random replica when none leads within a Lease and a
-   * half); a replacement starts at once.
+   * SIGKILL the leader once one leads and has led for `minLeadMs`; a replacement starts at
+   * once. No leader within a minute is the harness's error (the caller records it).
    */
-  async kill(rng: Rng): Promise<void> {
-    if (this.live.size === 0) this.start();
-    const leader = await eventually(
-      "a replica leads",
-      () => this.holder(),
-      CHAOS_LEASE.durationS * 1500,
-      200,
-    ).catch(() => undefined);
-    const victim = leader ?? rng.pick([...this.live]);
-    victim.caused = true;
-    this.counts.kills++;
-    await victim.proc.kill();
+  async kill(): Promise<void> {
+    for (let tries = 0; tries < 5; tries++) {
+      if (this.live.size === 0) this.start();
+      const leader = await eventually("a replica leads", () => this.holder(), 60_000, 200);
+      const wait = (this.opts.minLeadMs ?? 0) - (Date.now() - (leader.ledSince ?? Date.now()));
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      // Still the leader (it may have stepped down meanwhile): else wait for the next one.
+      if ((await this.holder()) !== leader) continue;
+      leader.caused = true;
+      this.counts.kills++;
+      await leader.proc.kill();
+      return;
+    }
+    throw new Error("the leader changed under each of 5 attempts to kill it");
   }
 
   /** SIGSTOP the leader past its Lease, SIGCONT once another replica leads; check the fence. */

@@ -27,14 +27,18 @@ import { join } from "node:path";
 import { z } from "zod";
 import type { Rng } from "./prng.js";
 
-/** A shell script that logs its execution of the hook ($PETSET_HOOK_ID, $PETSET_HOOK_ATTEMPT). */
+/**
+ * A shell script that logs its execution of the hook ($PETSET_HOOK_ID, $PETSET_HOOK_ATTEMPT).
+ * No `$$` and no `$(…)`: Kubernetes expands `$(VAR)` and `$$` in a container's command (a
+ * Job's), so the pid is read from /proc/self/stat and commands are substituted with backquotes.
+ */
 export function hookScript(logPath: string, runSeconds: number): string {
   const quoted = `'${logPath.replace(/'/g, `'\\''`)}'`;
   return [
-    `L=${quoted}; i="$PETSET_HOOK_ID"; a="$PETSET_HOOK_ATTEMPT"`,
+    `L=${quoted}; i="$PETSET_HOOK_ID"; a="$PETSET_HOOK_ATTEMPT"; read p _ < /proc/self/stat`,
     `t() { date +%s%3N; }`,
-    `printf '%s start %s %s\\n%s pid %s %s %s\\n' "$(t)" "$i" "$a" "$(t)" "$i" "$a" "$$" >> "$L"`,
-    `trap 'printf "%s end %s %s\\n%s exit %s %s %s\\n" "$(t)" "$i" "$a" "$(t)" "$i" "$a" "$$" >> "$L"' EXIT`,
+    `printf '%s start %s %s\\n%s pid %s %s %s\\n' "\`t\`" "$i" "$a" "\`t\`" "$i" "$a" "$p" >> "$L"`,
+    `trap 'printf "%s end %s %s\\n%s exit %s %s %s\\n" "\`t\`" "$i" "$a" "\`t\`" "$i" "$a" "$p" >> "$L"' EXIT`,
     `trap 'exit 143' TERM INT HUP`,
     `sleep ${runSeconds}`,
   ].join("\n");

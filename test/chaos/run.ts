@@ -117,7 +117,6 @@ function linesOf(h: HookFindings, log: string): string {
 export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise<RunOutcome> {
   const started = Date.now();
   const log = opts.log ?? (() => {});
-  const rng = seededRng(opts.seed).fork("fault-targets");
   const networkFaults = opts.profile.lostAnswers + opts.profile.statusBursts > 0;
   let proxy: FaultProxy | undefined;
   let webhookProxy: FaultProxy | undefined;
@@ -154,6 +153,7 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
     namespace,
     replicas: 1,
     writesBy: (ua, since) => cluster.writesBy(ua, since),
+    ...(opts.profile.minLeadMs !== undefined ? { minLeadMs: opts.profile.minLeadMs } : {}),
   });
   const harnessErrors: string[] = [];
   const injected = {
@@ -188,7 +188,7 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
       if (wait > 0) await sleep(wait);
       log(`  +${Date.now() - t0} ms ${f.kind}${f.network ? ` ${JSON.stringify(f.network)}` : ""}`);
       try {
-        if (f.kind === "kill") await fleet.kill(rng);
+        if (f.kind === "kill") await fleet.kill();
         else if (f.kind === "freeze") await fleet.freeze();
         else if (f.kind === "apiserver-restart") await cluster.restartApiServer();
         else if (f.kind === "etcd-restart") await cluster.restartEtcd();
@@ -257,6 +257,14 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
     const controllerLogTail0 = await fleet.logTail(40);
     await fleet.stop();
     const hooks = sideEffects?.judge(records);
+    // A run whose hooks never ran measured nothing: the harness's error, not a pass.
+    if (hooks)
+      for (const handler of ["job", "exec", "webhook"] as const)
+        if (
+          scenario.petSets.some((p) => p.features.some((f) => f.endsWith(`-${handler}`))) &&
+          hooks.hookRuns[handler] === 0
+        )
+          harnessErrors.push(`no ${handler} hook ran: the run measured none of its side effects`);
     const found =
       violations.length + versionsLost.length + versionsDuplicated.length + notConverged.length > 0 ||
       fleet.crashes.length + fleet.fencing.length + harnessErrors.length + hookFindingCount(hooks) > 0;

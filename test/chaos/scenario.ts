@@ -62,6 +62,8 @@ export interface ChaosProfile {
   /** How long user actions and faults go on. */
   actionMs: number;
   kills: number;
+  /** A leader works at least this long before it is killed (default 0: at once). */
+  minLeadMs?: number;
   freezes: number;
   apiServerRestarts: number;
   etcdRestarts: number;

@@ -1,11 +1,13 @@
 /**
- * The chaos run's hook bodies and their log (test/chaos/hook-bodies.ts) with real processes:
+ * The chaos run's hook bodies and their log (test/chaos/hook-bodies.ts) with real processes
+ * (their command as the simulated kubelet expands a Job's):
  * an execution that finishes, one terminated (SIGTERM to its group, as the simulated kubelet
  * does) and one SIGKILLed (as an exec stream is killed) each end in the log; two executions of
  * one id at once are reported by the judge; the babysitter logs its work and answers.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
+import { expandRefs } from "../../../src/apiserver-shim/kubelet/process-env.js";
 import { HookLog, hookScript, startBabysitter } from "../../chaos/hook-bodies.js";
 import { hookExecutions, hookOverlaps, parseHookLog } from "../../chaos/hook-outcome.js";
 import { seededRng } from "../../chaos/prng.js";
@@ -16,7 +18,8 @@ afterEach(() => {
 });
 
 function body(log: HookLog, id: string, attempt: number, seconds: number): ChildProcess {
-  return spawn("sh", ["-c", hookScript(log.path, seconds)], {
+  // As the simulated kubelet runs a Job's container: its command after $(VAR) expansion.
+  return spawn("sh", ["-c", expandRefs(hookScript(log.path, seconds), {})], {
     env: {
       PATH: process.env.PATH ?? "/usr/bin:/bin",
       PETSET_HOOK_ID: id,
@@ -45,6 +48,11 @@ async function lines(log: HookLog, kind: string, id: string, n: number): Promise
 }
 
 describe("hook bodies", () => {
+  it("survive Kubernetes' $(VAR) and $$ expansion of a Job's command unchanged (seen: `$$` became `$`)", () => {
+    const script = hookScript("/tmp/x/hooks.log", 1);
+    expect(expandRefs(script, { PETSET_HOOK_ID: "x", t: "y" })).toBe(script);
+  });
+
   it("log start and end when they finish, are terminated, or are SIGKILLed (the watcher ends those)", async () => {
     const log = new HookLog();
     logs.push(log);
