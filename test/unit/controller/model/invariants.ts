@@ -6,6 +6,7 @@ import { versionedContent } from "../../../../src/versions/content.js";
 import { hashContent } from "../../../../src/versions/hash.js";
 import { mutate } from "../planner/simulate.js";
 import { record, seen } from "./feeds.js";
+import { isUpdateMove, judgeRolesAndSteps } from "./roles-steps-invariants.js";
 import { type InFlight, type Model, noteWrite, type Replica } from "./stale-model.js";
 
 // ------------------------------------------------------------------ invariants
@@ -26,9 +27,11 @@ export function applyChecked(m: Model, r: Replica, f: InFlight, step: Step): voi
     step.ordinal < partitionOrdinal
   )
     violate(`updated ordinal ${step.ordinal} below the partition`);
-  const isUpdate = (step.kind === "deletePod" && step.reason === "update") || step.kind === "patchPodImages";
+  const isUpdate = isUpdateMove(step);
+  if (isUpdate) for (const finding of judgeRolesAndSteps(f, step)) violate(finding);
   const before = isUpdate ? knownUnavailable(m, r, f) : 0;
   mutate(m.world, step);
+  if (isUpdate) f.moved.add(step.podName);
   record(m);
   if (isUpdate) {
     const max = resolveMaxUnavailable(spec.updateStrategy.rollingUpdate?.maxUnavailable ?? 1, spec.replicas);

@@ -30,7 +30,10 @@
  * numbers 1..N with matching names, no change recorded twice (two consecutive versions of one
  * content, older content repeated without rollbackOf), the newest version holding the spec
  * once faults stop (no change lost), and no two replicas writing within one tick of each
- * other's lease (one writer).
+ * other's lease (one writer). With spec.roles, steps and External (SPEC rule 11, issue 24 item
+ * 11), judged on the acting replica's view: a Ready leader never moves for an update while a
+ * Ready follower at or above the partition still runs its content, and no pet moves to a
+ * version held at an unpromoted pause step (invariants.ts).
  */
 import type { PetSetStatus, PetSetVersion } from "../../../../src/api/index.js";
 import { type Expectation, ExpectationStore } from "../../../../src/controller/expectations.js";
@@ -60,6 +63,8 @@ export interface ModelOptions {
   intentBeforeRequest: boolean;
   /** The version recorder (default the real planVersionSync; a planted-fault test swaps it). */
   recorder?: typeof planVersionSync;
+  /** The planner (default the real planRollout; a planted-fault test wraps it). */
+  planner?: typeof planRollout;
 }
 
 export const fixedCode: ModelOptions = {
@@ -87,6 +92,12 @@ export interface InFlight {
   status: PetSetStatus;
   petSetIndex: number;
   view: View;
+  /** The versions the plan saw: the view's, and the one this sync records first. */
+  versions: World["versions"];
+  /** The clock the plan read. */
+  plannedAt: number;
+  /** Pods this sync moved so far (deleted or patched for an update). */
+  moved: Set<string>;
 }
 
 export interface View {
@@ -272,7 +283,7 @@ export function startSync(m: Model, r: Replica): void {
     }
   }
   if (versions.length === 0) return;
-  const plan = planRollout({
+  const plan = (m.opts.planner ?? planRollout)({
     petSet: view.petSet,
     versions,
     pods: view.pods,
@@ -281,7 +292,15 @@ export function startSync(m: Model, r: Replica): void {
     ...(r.drivingSince !== undefined ? { drivingSince: r.drivingSince } : {}),
   });
   steps.push(...plan.steps);
-  r.inflight = { steps, status: plan.status, petSetIndex: r.read.get("petset") ?? -1, view };
+  r.inflight = {
+    steps,
+    status: plan.status,
+    petSetIndex: r.read.get("petset") ?? -1,
+    view,
+    versions,
+    plannedAt: now,
+    moved: new Set(),
+  };
 }
 
 /**
