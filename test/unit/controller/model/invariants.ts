@@ -41,8 +41,9 @@ export function applyChecked(m: Model, r: Replica, f: InFlight, step: Step): voi
 }
 
 /**
- * Pets unavailable in the truth, leaving out those a user disrupted while the replica's view
- * still shows them available (no controller can count what it has not been told).
+ * Pets unavailable in the truth, leaving out those a user disrupted while the view the sync
+ * planned from still showed them available (no controller can count what it has not been
+ * told; a disruption the watch delivers mid-sync was not in the plan either).
  */
 function knownUnavailable(m: Model, r: Replica, f: InFlight): number {
   const spec = f.view.petSet.spec;
@@ -52,7 +53,7 @@ function knownUnavailable(m: Model, r: Replica, f: InFlight): number {
     const name = `${m.world.petSet.metadata.name}-${o}`;
     const truth = m.world.pods.get(name)?.view;
     if (truth !== undefined && isAvailable(truth, minReady, m.world.now)) continue;
-    const viewed = seen<PodView>(m, r, `pod/${name}`);
+    const viewed = f.view.pods.find((p) => p.name === name);
     const unseen =
       viewed !== undefined &&
       m.userDeleted.has(viewed.uid) &&

@@ -2,9 +2,11 @@
  * The model checker's own checks fed planted faults (issue 24, "Harnesses that can fail"):
  * its rule-1 check reads the numbers the real version recorder chose and must report a
  * history that breaks the rule; a recorder whose records can collide and a fence that stays
- * valid past the Lease, each run through the model, must be reported.
+ * valid past the Lease, each run through the model, must be reported; so must a planner that
+ * ignores maxUnavailable (the budget judge). Roles and steps: roles-steps-model.test.ts.
  */
 import { describe, expect, it } from "vitest";
+import { planRollout } from "../../../../src/controller/planner/index.js";
 import { planVersionSync } from "../../../../src/versions/plan-sync.js";
 import { makePetSet } from "../planner/fixtures.js";
 import { converged, createWorld, setImage } from "../planner/simulate.js";
@@ -223,5 +225,44 @@ describe("model checker, lost answers: intent before the request (issue 24 item 
   it("a planted executor that records the intent only on an answer runs three versions, and it is reported", () => {
     const m = lostCreate({ ...fixedCode, intentBeforeRequest: false });
     expect(m.violations.join("\n")).toMatch(/3 versions live/);
+  });
+});
+
+describe("model checker, the budget: maxUnavailable", () => {
+  /** One sync on a fresh view after a new image, Parallel, maxUnavailable 1. */
+  function oneSync(opts: ModelOptions): Model {
+    const world = createWorld(
+      makePetSet({
+        replicas: 3,
+        podManagementPolicy: "Parallel",
+        updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1 } },
+      }),
+      { readyTicks: 1, versionsByController: true },
+    );
+    const m = createModel(world, opts, 1);
+    settle(m);
+    const r = m.replicas[0]!;
+    setImage(m.world, "app:2");
+    record(m);
+    deliverAll(m, r);
+    startSync(m, r);
+    while (r.inflight !== undefined) executeNext(m, r);
+    return m;
+  }
+
+  it("the real planner moves one pet at a time", () => {
+    const m = oneSync(fixedCode);
+    expect([...m.world.pods.values()].filter((p) => p.view.deletionTimestamp !== undefined)).toHaveLength(1);
+    expect(m.violations).toEqual([]);
+  });
+
+  it("a planted planner that reads maxUnavailable as 100% is reported", () => {
+    const unbounded: typeof planRollout = (input) => {
+      const spec = structuredClone(input.petSet.spec);
+      spec.updateStrategy.rollingUpdate = { ...spec.updateStrategy.rollingUpdate!, maxUnavailable: "100%" };
+      return planRollout({ ...input, petSet: { ...input.petSet, spec } });
+    };
+    const m = oneSync({ ...fixedCode, planner: unbounded });
+    expect(m.violations.join("\n")).toMatch(/[23] pets unavailable > maxUnavailable 1/);
   });
 });

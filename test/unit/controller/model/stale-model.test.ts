@@ -93,15 +93,26 @@ describe("model checker: stale views, restarts, overlapping leaders", () => {
 });
 
 describe("model checker: one replica, stale views only", () => {
-  it("finds a rule-2 or maxUnavailable violation in the code before the safety issue", () => {
+  // This search asked for a rule-2 or maxUnavailable violation and found one only through the
+  // budget judge's own mistake (user-delete-mid-sync below: a disruption the watch delivered
+  // after the plan was charged to it). With that fixed, 4 × 5000 runs of the old code find
+  // none; rule 2 on stale views is parallel-create-not-yet-seen, the budget judge's planted
+  // fault is in planted-faults.test.ts. Without expectations a sync plans on a view that lacks
+  // its own writes: it records one change twice (SPEC rules 1 and 9).
+  it("finds a change recorded twice in the code before the safety issue", () => {
     const result = fc.check(
-      fc.property(setup, schedule, (s, actions) => {
-        const m = run(s, actions, codeBeforeSafetyIssue, 1);
-        return !m.violations.some((v) => /versions live|maxUnavailable/.test(v));
-      }),
+      fc.property(
+        setup,
+        schedule,
+        (s, actions) => run(s, actions, codeBeforeSafetyIssue, 1).violations.length === 0,
+      ),
       { numRuns: 5000, seed: FIXED_SEED },
     );
     expect(result.failed).toBe(true);
+    const [s, actions] = result.counterexample ?? [];
+    const found =
+      s === undefined || actions === undefined ? [] : run(s, actions, codeBeforeSafetyIssue, 1).violations;
+    expect(found.join("\n")).toMatch(/record the same content/);
   }, 900_000);
 });
 
@@ -155,6 +166,33 @@ describe("model checker regressions (counterexamples kept by name)", () => {
     const m = parallelCreateNotYetSeen(fixedCode);
     expect(m.violations).toEqual([]);
     expect(settle(m)).toBe(true);
+    expect(m.violations).toEqual([]);
+  });
+
+  /**
+   * Found by the roles × steps model check (MODEL_SEED=777): a sync plans an update of web-1
+   * on a view where every pet is Ready; a user deletes web-0 and the replica's watch shows it
+   * before the sync's delete of web-1 runs. The plan could not count that disruption: the
+   * budget is judged on the view the plan read, not on what the watch delivered since.
+   */
+  it("user-delete-mid-sync: a disruption after the plan was made is not charged to it", () => {
+    const m = newModel(
+      { policy: "OrderedReady", maxUnavailable: 1, podUpdatePolicy: "Recreate", replicas: 2, readyTicks: 1 },
+      fixedCode,
+      1,
+    );
+    expect(settle(m)).toBe(true);
+    const r = m.replicas[0]!;
+    setImage(m.world, "app:2");
+    record(m);
+    deliverAll(m, r);
+    startSync(m, r);
+    while (r.inflight !== undefined && r.inflight.steps[0]?.kind !== "deletePod") executeNext(m, r);
+    expect(r.inflight?.steps[0]).toMatchObject({ kind: "deletePod", podName: "web-1" });
+    userDelete(m, "web-0");
+    deliverAll(m, r);
+    executeNext(m, r);
+    expect(m.world.pods.get("web-1")?.view.deletionTimestamp).toBeDefined();
     expect(m.violations).toEqual([]);
   });
 
