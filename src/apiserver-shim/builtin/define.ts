@@ -14,6 +14,8 @@ export interface BuiltinSpec {
   schema: string;
   shortNames?: string[];
   categories?: string[];
+  /** Discovery verbs when not the standard eight (namespaces have no deletecollection). */
+  verbs?: string[];
   status?: boolean;
   scale?: ResourceDefinition["scale"];
   strategy?: ResourceStrategy;
@@ -49,6 +51,7 @@ export function defineBuiltin(s: BuiltinSpec): ResourceDefinition {
     namespaced: s.namespaced,
     ...(s.shortNames ? { shortNames: s.shortNames } : {}),
     ...(s.categories ? { categories: s.categories } : {}),
+    ...(s.verbs ? { verbs: s.verbs } : {}),
     ...(s.status ? { status: true } : {}),
     ...(s.scale ? { scale: s.scale } : {}),
     ...(s.extraSubresources ? { extraSubresources: s.extraSubresources } : {}),

@@ -25,6 +25,8 @@ export const namespacesDefinition = defineBuiltin({
   namespaced: false,
   schema: "io.k8s.api.core.v1.Namespace",
   shortNames: ["ns"],
+  // kube serves no deletecollection for namespaces.
+  verbs: ["create", "delete", "get", "list", "patch", "update", "watch"],
   status: true,
   nameRule: "label",
   extraSubresources: ["finalize"],

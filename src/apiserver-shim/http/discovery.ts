@@ -34,6 +34,11 @@ function subresources(def: ResourceDefinition): SubresourceInfo[] {
 
 const verbsOf = (def: ResourceDefinition) => def.verbs ?? STANDARD_VERBS;
 
+/** Resources kube stores at another version than the shim (CRDs stay v1beta1 in etcd). */
+const KUBE_STORAGE_VERSIONS: Record<string, string> = {
+  "apiextensions.k8s.io/customresourcedefinitions": "v1beta1",
+};
+
 /**
  * kube's storageversionhash.StorageVersionHash: the first 8 bytes of sha256 of
  * `group/version/kind` at the storage version (a shared storage's: events.k8s.io Events are
@@ -41,7 +46,7 @@ const verbsOf = (def: ResourceDefinition) => def.verbs ?? STANDARD_VERBS;
  */
 export function storageVersionHash(d: ResourceDefinition): string {
   const group = d.storage ? d.storage.group : d.group;
-  const version = d.storage ? "v1" : d.storageVersion;
+  const version = d.storage ? "v1" : (KUBE_STORAGE_VERSIONS[`${group}/${d.resource}`] ?? d.storageVersion);
   const gvk = `${group}/${version}/${d.kind}`;
   return createHash("sha256").update(gvk).digest().subarray(0, 8).toString("base64");
 }
@@ -59,8 +64,11 @@ function legacyResources(defs: ResourceDefinition[]): unknown[] {
       ...(d.categories ? { categories: d.categories } : {}),
       storageVersionHash: storageVersionHash(d),
     });
-    // kube lists subresources by name (pods/binding before pods/status).
-    for (const s of subresources(d).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)))
+    // kube lists a built-in's subresources by name (pods/binding before pods/status), a
+    // custom resource's as its CRD discovery controller adds them: status, then scale.
+    const subs = subresources(d);
+    if (d.strategicMerge) subs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const s of subs)
       out.push({
         name: `${d.resource}/${s.name}`,
         singularName: "",

@@ -250,6 +250,7 @@ export async function handleResource(
   }
   if (ri.name === undefined) {
     if (method === "DELETE") {
+      if (def.verbs && !def.verbs.includes("deletecollection")) throw methodNotAllowed();
       const items = deleteCollection(
         store,
         def,

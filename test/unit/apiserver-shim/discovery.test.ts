@@ -50,4 +50,26 @@ describe("issue 24 conformance: discovery storageVersionHash", () => {
       createHash("sha256").update("example.com/v1/Widget").digest().subarray(0, 8).toString("base64"),
     );
   });
+
+  it("matches what a real kube-apiserver 1.33 listed where the shim differed", () => {
+    const core = new Map(entries("", "v1").map((e) => [e.name, e]));
+    expect(core.get("namespaces")?.verbs).toEqual([
+      "create",
+      "delete",
+      "get",
+      "list",
+      "patch",
+      "update",
+      "watch",
+    ]);
+    // CRDs are stored as apiextensions.k8s.io/v1beta1 in kube.
+    const crds = entries("apiextensions.k8s.io", "v1").find((e) => e.name === "customresourcedefinitions");
+    expect(crds?.storageVersionHash).toBe("jfWCUB31mvA=");
+    // A custom resource's subresources as the CRD discovery controller adds them.
+    expect(entries("example.com", "v1").map((e) => e.name)).toEqual([
+      "widgets",
+      "widgets/status",
+      "widgets/scale",
+    ]);
+  });
 });
