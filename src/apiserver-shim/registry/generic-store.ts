@@ -68,6 +68,14 @@ export const NAMESPACES_GR = "/namespaces";
 const CONTINUE_EXPIRED =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
+/**
+ * The group kube's validation errors name: that of the internal type, so a view over another
+ * resource's storage (events.k8s.io Events over core Events) is refused as `Event "x"`.
+ */
+function internalGroup(def: ResourceDefinition): string {
+  return def.storage ? def.storage.group : def.group;
+}
+
 export class GenericStore {
   constructor(
     readonly objects: ObjectStore,
@@ -178,7 +186,7 @@ export class GenericStore {
       ...validateMetadata(obj),
       ...(def.strategy.validate?.(obj, ctx) ?? []),
     ];
-    if (errs.length) throw invalid(def.group, def.kind, m.name ?? m.generateName ?? "", errs);
+    if (errs.length) throw invalid(internalGroup(def), def.kind, m.name ?? m.generateName ?? "", errs);
     if (def.namespaced) this.checkNamespace(def, m.namespace!, m.name!, true);
     def.strategy.admit?.(obj, ctx);
     def.strategy.canonicalize?.(obj);
@@ -257,7 +265,7 @@ export class GenericStore {
     const errs: FieldError[] = [...validateMetadata(next), ...metadataUpdate, ...metadataUpdate];
     if (sub === "status") errs.push(...(def.strategy.validateStatusUpdate?.(next, old, ctx) ?? []));
     else errs.push(...(def.strategy.validateUpdate?.(next, old, ctx) ?? []));
-    if (errs.length) throw invalid(def.group, def.kind, old.metadata.name!, errs);
+    if (errs.length) throw invalid(internalGroup(def), def.kind, old.metadata.name!, errs);
     def.strategy.canonicalize?.(next);
     if (def.strategy.tracksGeneration && specChanged(next, old, !!def.status))
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;

@@ -21,7 +21,7 @@ function refusal(fn: () => unknown): ApiError {
 describe("issue 24 conformance: Event validation (pkg/apis/core/validation/events.go)", () => {
   const regarding = { kind: "ConfigMap", name: "c1", namespace: "default", apiVersion: "v1" };
 
-  it("refuses an events.k8s.io/v1 Event kube refuses, with kube's causes in kube's order", () => {
+  it("refuses an events.k8s.io/v1 Event kube refuses, with kube's causes in kube's order, naming the core Event", () => {
     const c = testCore();
     const events = c.def("events.k8s.io", "v1", "events");
     const body = { metadata: { name: "e3" }, reason: "Tested", type: "Sometimes" };
@@ -30,9 +30,10 @@ describe("issue 24 conformance: Event validation (pkg/apis/core/validation/event
       code: 422,
       reason: "Invalid",
       message:
-        'Event.events.k8s.io "e3" is invalid: [eventTime: Required value, type: Invalid value: "": has invalid value: Sometimes]',
-      details: { name: "e3", group: "events.k8s.io", kind: "Event" },
+        'Event "e3" is invalid: [eventTime: Required value, type: Invalid value: "": has invalid value: Sometimes]',
+      details: { name: "e3", kind: "Event" },
     });
+    expect(err.status.details).not.toHaveProperty("group");
     c.store.create(c.def("", "v1", "namespaces"), undefined, { metadata: { name: "ns1" } }, c.ctx());
     const inNs = refusal(() => c.store.create(events, "ns1", { ...body, metadata: { name: "e3" } }, c.ctx()));
     expect(inNs.status.details?.causes?.map((x) => x.field)).toEqual([
