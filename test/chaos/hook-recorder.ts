@@ -1,7 +1,6 @@
 /**
  * What the API shows of a chaos run's hooks while it runs, with the time the harness saw each
  * change (epoch ms; creationTimestamp and pod times have only second resolution):
- * - when each PetSetVersion first appeared (what made an older version no longer the target);
  * - when each hook Job first appeared (the controller's decision to start that attempt);
  * - each hook Job pod as an execution: open from when it was seen Running (or already
  *   finished) until it was seen Succeeded/Failed, or gone from the API. On the real backend
@@ -13,14 +12,12 @@
 import {
   BatchV1Api,
   CoreV1Api,
-  CustomObjectsApi,
   type KubeConfig,
   type V1Job,
   type V1Pod,
   Watch,
 } from "@kubernetes/client-node";
-import { GROUP, VERSION, VERSION_PLURAL } from "../../src/api/index.js";
-import type { HookExecution, VersionSeen } from "./hook-outcome.js";
+import type { HookExecution } from "./hook-outcome.js";
 
 const HOOK_PETSET_LABEL = "hooks.petset.dev/petset";
 const ID_ANNOTATION = "hooks.petset.dev/id";
@@ -46,7 +43,6 @@ interface PodRun {
 }
 
 export interface HookRecorder {
-  versions(): VersionSeen[];
   jobs(): JobSeen[];
   /** Hook Job pods that ran (or run), as executions with times; `end` unset while running. */
   jobExecutions(): HookExecution[];
@@ -110,10 +106,8 @@ function stream(
 }
 
 export function startHookRecorder(kc: KubeConfig, namespace: string): HookRecorder {
-  const versions = new Map<string, VersionSeen>();
   const jobs = new Map<string, JobSeen>();
   const pods = new Map<string, PodRun>();
-  const custom = kc.makeApiClient(CustomObjectsApi);
   const batch = kc.makeApiClient(BatchV1Api);
   const core = kc.makeApiClient(CoreV1Api);
   const labelSelector = HOOK_PETSET_LABEL;
@@ -122,25 +116,6 @@ export function startHookRecorder(kc: KubeConfig, namespace: string): HookRecord
     attempt: Number(o.metadata?.annotations?.[ATTEMPT_ANNOTATION] ?? "0"),
   });
   const stops = [
-    stream(
-      kc,
-      `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${VERSION_PLURAL}`,
-      {},
-      async () =>
-        (await custom.listNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          plural: VERSION_PLURAL,
-          namespace,
-        })) as List,
-      (type, o) => {
-        const spec = (o as { spec?: { petSet?: string; version?: number } }).spec;
-        if (type === "DELETED" || !spec?.petSet || spec.version === undefined) return;
-        const k = `${spec.petSet}/${spec.version}`;
-        if (!versions.has(k))
-          versions.set(k, { petSet: spec.petSet, version: spec.version, createdAt: Date.now() });
-      },
-    ),
     stream(
       kc,
       `/apis/batch/v1/namespaces/${namespace}/jobs`,
@@ -173,7 +148,6 @@ export function startHookRecorder(kc: KubeConfig, namespace: string): HookRecord
     ),
   ];
   return {
-    versions: () => [...versions.values()],
     jobs: () => [...jobs.values()],
     jobExecutions: () =>
       [...pods.values()]

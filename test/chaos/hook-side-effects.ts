@@ -5,11 +5,15 @@
  * - `hookOverlaps`: from the log (exec and webhook on both backends; Jobs on the embedded
  *   server, whose kubelet runs Job pods as local processes); on the real backend kwok runs no
  *   Job process, so Jobs are judged from their pods' times as the harness saw them;
- * - `hooksForSkippedVersions`: a Job attempt is started when the controller creates its Job
- *   (its pod runs seconds later), so Jobs are judged by when their Job appeared (grace
- *   `JOB_GRACE_MS`); exec and webhook by the body's own start (grace `RUN_GRACE_MS`: the sync
- *   that decided before the newer version reached the controller's cache, plus the exec's or
- *   POST's way to the body);
+ * - `hooksForSkippedVersions`: a version stops being the target when a newer one becomes it
+ *   (its `rolloutStartedAt`), not when the newer one is created: a newer version waits for the
+ *   in-flight one (SPEC rule 2, docs/rollouts.md "At most two versions"), whose hooks go on
+ *   (seed 562234 reported v6's preUpdate execs 3–5 s after v7 was created, rightly run: v6 was
+ *   in flight). A start for a version after a newer one became the target is reported, and so
+ *   is any start for a version that never became the target (skipped). A Job attempt is started
+ *   when the controller creates its Job (its pod runs seconds later), so Jobs are judged by when
+ *   their Job appeared (grace `JOB_GRACE_MS`); exec and webhook by the body's own start (grace
+ *   `RUN_GRACE_MS`: the sync that decided just before, plus the way to the body);
  * - `hooksSucceededWithoutRun`: each Succeeded record (job, exec, webhook) needs an execution
  *   of its id that ran to its end: in the log, or (real backend Jobs) a pod seen Succeeded.
  */
@@ -24,6 +28,8 @@ import {
   hooksSucceededWithoutRun,
   type JudgedHookRecord,
   parseHookLog,
+  type VersionSeen,
+  versionOfHookId,
 } from "./hook-outcome.js";
 import { type HookRecorder, startHookRecorder } from "./hook-recorder.js";
 import type { Rng } from "./prng.js";
@@ -39,6 +45,37 @@ export interface HookFindings {
   hookRuns: { job: number; exec: number; webhook: number; records: number };
 }
 
+/** A version's number and when it became its PetSet's rollout target (status.rolloutStartedAt). */
+export interface VersionFacts {
+  petSet: string;
+  version: number;
+  rolloutStartedAt?: string;
+}
+
+/** Starts (with their time) for versions that never became the target: skipped, never to run. */
+export function hooksForNeverTargeted(events: HookLogEvent[], versions: VersionFacts[]): string[] {
+  const targeted = new Set(
+    versions.filter((v) => v.rolloutStartedAt !== undefined).map((v) => `${v.petSet}/${v.version}`),
+  );
+  return events
+    .filter((e) => e.kind === "start")
+    .flatMap((e) => {
+      const of = versionOfHookId(e.id);
+      return of && !targeted.has(`${of.petSet}/${of.version}`)
+        ? [`${e.id}: attempt ${e.attempt} started for v${of.version}, which never became the target`]
+        : [];
+    });
+}
+
+/** When each version became the target, as hooksForSkippedVersions reads "created". */
+export function targetTimes(versions: VersionFacts[]): VersionSeen[] {
+  return versions.flatMap((v) =>
+    v.rolloutStartedAt === undefined
+      ? []
+      : [{ petSet: v.petSet, version: v.version, createdAt: Date.parse(v.rolloutStartedAt) }],
+  );
+}
+
 export interface HookSideEffects {
   /** The log file the Job and exec bodies append to. */
   logPath: string;
@@ -46,7 +83,7 @@ export interface HookSideEffects {
   babysitterUrl: string;
   /** Starts watching the run's namespace (versions, hook Jobs, their pods). */
   watch(kc: KubeConfig, namespace: string): void;
-  judge(records: JudgedHookRecord[]): HookFindings;
+  judge(records: JudgedHookRecord[], versions: VersionFacts[]): HookFindings;
   /** The log's text (printed with a failure). */
   logText(): string;
   stop(): Promise<void>;
@@ -71,7 +108,7 @@ export async function startHookSideEffects(backend: ChaosBackend, rng: Rng): Pro
       recorder ??= startHookRecorder(kc, namespace);
     },
     logText: () => log.text(),
-    judge(records) {
+    judge(records, facts) {
       log.sweep();
       const events = parseHookLog(log.text());
       const jobs = recorder?.jobs() ?? [];
@@ -79,7 +116,7 @@ export async function startHookSideEffects(backend: ChaosBackend, rng: Rng): Pro
         ...jobs.map((j) => j.id),
         ...records.filter((r) => r.handler === "job").map((r) => r.id),
       ]);
-      const versions = recorder?.versions() ?? [];
+      const versions = targetTimes(facts);
       const jobPods = recorder?.jobExecutions() ?? [];
       // Jobs on the real backend: from their pods (kwok runs no process, the log has none).
       const overlaps = hookOverlaps(events);
@@ -91,13 +128,11 @@ export async function startHookSideEffects(backend: ChaosBackend, rng: Rng): Pro
         at: j.seenAt,
         line: -(i + 1),
       }));
+      const runStarts = events.filter((e) => !jobIds.has(e.id));
       const skipped = [
         ...hooksForSkippedVersions(jobStarts, versions, JOB_GRACE_MS),
-        ...hooksForSkippedVersions(
-          events.filter((e) => !jobIds.has(e.id)),
-          versions,
-          RUN_GRACE_MS,
-        ),
+        ...hooksForSkippedVersions(runStarts, versions, RUN_GRACE_MS),
+        ...hooksForNeverTargeted([...jobStarts, ...runStarts], facts),
       ];
       const ran: HookLogEvent[] =
         backend === "real"

@@ -20,7 +20,12 @@ import { ControllerFleet, type Crash, type FencingBreach, type FleetCounts } fro
 import { type FaultProxy, startFaultProxy } from "./fault-proxy.js";
 import { WEBHOOK_RESOURCE } from "./fault-scope.js";
 import type { JudgedHookRecord } from "./hook-outcome.js";
-import { type HookFindings, type HookSideEffects, startHookSideEffects } from "./hook-side-effects.js";
+import {
+  type HookFindings,
+  type HookSideEffects,
+  startHookSideEffects,
+  type VersionFacts,
+} from "./hook-side-effects.js";
 import { convergenceGap, judgeVersions, listVersions } from "./outcome.js";
 import { seededRng } from "./prng.js";
 import {
@@ -246,17 +251,25 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
     const versionsLost: string[] = [];
     const versionsDuplicated: string[] = [];
     const records: JudgedHookRecord[] = [];
+    const facts: VersionFacts[] = [];
     for (const p of scenario.petSets) {
       const versions = await listVersions(kc, namespace, p.name);
       const found = judgeVersions(p.name, versions);
       versionsLost.push(...found.lost);
       versionsDuplicated.push(...found.duplicated);
-      for (const v of versions) records.push(...(v.status?.hooks ?? []));
+      for (const v of versions) {
+        records.push(...(v.status?.hooks ?? []));
+        facts.push({
+          petSet: p.name,
+          version: v.spec.version,
+          ...(v.status?.rolloutStartedAt ? { rolloutStartedAt: v.status.rolloutStartedAt } : {}),
+        });
+      }
     }
     // Hooks are judged once the controllers are gone: no execution starts after the verdict.
     const controllerLogTail0 = await fleet.logTail(40);
     await fleet.stop();
-    const hooks = sideEffects?.judge(records);
+    const hooks = sideEffects?.judge(records, facts);
     // A run whose hooks never ran measured nothing: the harness's error, not a pass.
     if (hooks)
       for (const handler of ["job", "exec", "webhook"] as const)
