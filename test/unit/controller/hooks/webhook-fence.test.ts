@@ -22,7 +22,7 @@ afterEach(async () => {
 /** A babysitter that answers Succeeded and counts what it was sent. */
 async function babysitter(): Promise<{ url: string; reviews: unknown[] }> {
   const reviews: unknown[] = [];
-  server = createServer((req, res) => {
+  const listening = createServer((req, res) => {
     let body = "";
     req.on("data", (c: Buffer) => {
       body += c.toString();
@@ -33,8 +33,9 @@ async function babysitter(): Promise<{ url: string; reviews: unknown[] }> {
       res.end(JSON.stringify({ response: { result: "Succeeded", message: "done" } }));
     });
   });
-  await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${(server?.address() as AddressInfo).port}/hook`, reviews };
+  server = listening;
+  await new Promise<void>((resolve) => listening.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}/hook`, reviews };
 }
 
 function webhookRun(url: string): HookRun {
