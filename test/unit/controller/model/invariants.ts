@@ -1,11 +1,10 @@
 /** The invariants the model checker holds the truth to after every change. See stale-model.ts. */
 import type { PetSetVersion } from "../../../../src/api/index.js";
 import { isAvailable, resolveMaxUnavailable, type Step } from "../../../../src/controller/planner/index.js";
-import type { PodView } from "../../../../src/controller/planner/views.js";
 import { versionedContent } from "../../../../src/versions/content.js";
 import { hashContent } from "../../../../src/versions/hash.js";
 import { mutate } from "../planner/simulate.js";
-import { record, seen } from "./feeds.js";
+import { record } from "./feeds.js";
 import { isUpdateMove, judgeRolesAndSteps } from "./roles-steps-invariants.js";
 import { type InFlight, type Model, noteWrite, type Replica } from "./stale-model.js";
 
@@ -29,13 +28,13 @@ export function applyChecked(m: Model, r: Replica, f: InFlight, step: Step): voi
     violate(`updated ordinal ${step.ordinal} below the partition`);
   const isUpdate = isUpdateMove(step);
   if (isUpdate) for (const finding of judgeRolesAndSteps(f, step)) violate(finding);
-  const before = isUpdate ? knownUnavailable(m, r, f) : 0;
+  const before = isUpdate ? knownUnavailable(m, f) : 0;
   mutate(m.world, step);
   if (isUpdate) f.moved.add(step.podName);
   record(m);
   if (isUpdate) {
     const max = resolveMaxUnavailable(spec.updateStrategy.rollingUpdate?.maxUnavailable ?? 1, spec.replicas);
-    const after = knownUnavailable(m, r, f);
+    const after = knownUnavailable(m, f);
     if (after > before && after > max) violate(`${after} pets unavailable > maxUnavailable ${max}`);
   }
 }
@@ -45,7 +44,7 @@ export function applyChecked(m: Model, r: Replica, f: InFlight, step: Step): voi
  * planned from still showed them available (no controller can count what it has not been
  * told; a disruption the watch delivers mid-sync was not in the plan either).
  */
-function knownUnavailable(m: Model, r: Replica, f: InFlight): number {
+function knownUnavailable(m: Model, f: InFlight): number {
   const spec = f.view.petSet.spec;
   const minReady = spec.minReadySeconds * 1000;
   let n = 0;
