@@ -23,6 +23,8 @@ export function chaosProfile(kind: "campaign" | "slice", backend: ChaosBackend):
       etcdRestarts: 0,
       lostAnswers: 0,
       statusBursts: 0,
+      // PetSet 1's preRollout Job and preUpdate exec, logged and judged (no webhook: no PetSet 2).
+      hookSideEffects: true,
     };
   return {
     petSets: 3,

@@ -1,7 +1,9 @@
 /**
  * A short fixed-seed slice of the chaos campaign (test/chaos, `make chaos` runs the long one):
  * two PetSets through rollouts, spec changes mid-rollout, broken images, autoRollback, scale,
- * pause, canaries and an exec hook while the controller is SIGKILLed and a frozen leader is
+ * pause, canaries, a preRollout Job and an exec preUpdate hook whose bodies log their
+ * executions (judged: never two of one hook id at once, none for a version that is no longer
+ * the target, no Succeeded record without one) while the controller is SIGKILLed and a frozen leader is
  * resumed (and, on the embedded backend, `petset dev` is killed and restarted on its data
  * dir). The invariant monitor watches each PetSet; nothing may be found: no violation, no
  * version lost or duplicated, convergence after the faults, no controller crash, no write
@@ -35,5 +37,8 @@ it.skipIf(backend === "kubeconfig")(
     expect(totals.kills, report).toBeGreaterThanOrEqual(3);
     expect(totals.freezes, report).toBe(1);
     expect(outcomes[0]?.controllers.started, report).toBeGreaterThanOrEqual(4);
+    // The hooks ran and were judged (a run whose hooks ran nothing is a harness error too).
+    expect(outcomes[0]?.hooks?.hookRuns.job, report).toBeGreaterThan(0);
+    expect(outcomes[0]?.hooks?.hookRuns.exec, report).toBeGreaterThan(0);
   },
 );

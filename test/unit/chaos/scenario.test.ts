@@ -28,10 +28,14 @@ describe("chaos scenario: hooks with measured side effects", () => {
     }
   });
 
-  it("the slice keeps its scenario (exec `true`, no Job, no webhook)", () => {
-    const s = generateScenario(15, chaosProfile("slice", "embedded"), sinks);
-    expect(s.petSets.flatMap((p) => p.features)).not.toContain("preRollout-job");
-    expect(JSON.stringify(s)).not.toContain("hooks.log");
+  it("the slice adds PetSet 1's logged Job and exec hooks, its steps and faults drawn as before", () => {
+    const slice = chaosProfile("slice", "embedded");
+    const s = generateScenario(15, slice, sinks);
+    expect(s.petSets[1]?.features).toEqual(expect.arrayContaining(["preRollout-job", "preUpdate-exec"]));
+    expect(JSON.stringify(s.petSets[1]?.manifest)).toContain("hooks.log");
+    const without = generateScenario(15, { ...slice, hookSideEffects: false }, sinks);
+    expect(s.petSets.map((p) => p.steps)).toEqual(without.petSets.map((p) => p.steps));
+    expect(s.faults).toEqual(without.faults);
   });
 });
 
