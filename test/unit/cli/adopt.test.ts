@@ -243,6 +243,47 @@ describe("kubectl petset adopt", () => {
     );
   });
 
+  it("a claim the controller labelled meanwhile (Conflict) is read again, not an error (seen on kube-apiserver)", async () => {
+    const { api, run } = setup();
+    // Once the PetSet exists the controller labels the pets' existing claims itself (issue 24
+    // item 6), between adopt's list and its patch: data-web-0 fully, data-web-1 only in part.
+    const createPetSet = api.createPetSet.bind(api);
+    api.createPetSet = async (manifest) => {
+      const created = await createPetSet(manifest);
+      api.claims = api.claims.map((c, i) =>
+        i > 1
+          ? c
+          : {
+              ...c,
+              metadata: {
+                ...c.metadata,
+                resourceVersion: `${c.metadata.resourceVersion}-controller`,
+                labels: {
+                  ...c.metadata.labels,
+                  [Labels.petSet]: "web",
+                  ...(i === 0 ? { [Labels.podIndex]: "0" } : {}),
+                },
+              },
+            },
+      );
+      return created;
+    };
+    const result = await run("adopt", "statefulset/web");
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("persistentvolumeclaim/data-web-0 labelled already");
+    expect(api.writes.filter((w) => w.startsWith("patch pvc"))).toEqual([
+      "patch pvc data-web-0",
+      "patch pvc data-web-1",
+      "patch pvc data-web-1",
+      "patch pvc data-web-2",
+    ]);
+    for (const [i, c] of api.claims.entries()) {
+      expect(c.metadata.labels?.[Labels.petSet]).toBe("web");
+      expect(c.metadata.labels?.[Labels.podIndex]).toBe(String(i));
+    }
+  });
+
   it("resumes after an interruption: nothing done twice", async () => {
     const { api, run } = setup();
     const first = await run("adopt", "statefulset/web", "--stop-after", "petset");

@@ -20,6 +20,7 @@ import {
 } from "../migrate/adopt-plan.js";
 import { planImport, versionsToCreate } from "../migrate/import-plan.js";
 import { type Claim, controllerRef, type Pod, statefulSetRef } from "../migrate/objects.js";
+import type { PetSetApi } from "../petset-api.js";
 
 /** Steps after which a hidden `--stop-after` ends the run: how tests interrupt an adoption. */
 export const ADOPT_STEPS = ["versions", "petset", "labels", "orphan"] as const;
@@ -118,8 +119,8 @@ export async function adoptCommand(
       io.stdout.write(`pod/${pod.name} labelled (version ${pod.version})\n`);
     }
     for (const claim of claimRelabels) {
-      await api.patchClaimMetadata(claim.name, { labels: claim.labels }, claim.resourceVersion);
-      io.stdout.write(`persistentvolumeclaim/${claim.name} labelled\n`);
+      const done = await labelClaim(api, name, claimTemplates, ordinals, claim);
+      io.stdout.write(`persistentvolumeclaim/${claim.name} ${done}\n`);
     }
     if (stop("labels")) return 0;
 
@@ -302,5 +303,33 @@ export async function pollUntil<T>(
         2,
       );
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+type ClaimRelabel = ReturnType<typeof planClaimLabels>[number];
+
+/**
+ * Labels one claim; on a Conflict (the claim changed since it was read: the controller, which
+ * sees the new PetSet, labels a pet's existing claim itself, or kube's PVC protection adds its
+ * finalizer) reads the claims again and labels what is still missing, a few times.
+ */
+async function labelClaim(
+  api: Pick<PetSetApi, "patchClaimMetadata" | "listClaims">,
+  name: string,
+  claimTemplates: readonly string[],
+  ordinals: readonly number[],
+  first: ClaimRelabel,
+): Promise<"labelled" | "labelled already"> {
+  let claim: ClaimRelabel | undefined = first;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await api.patchClaimMetadata(claim.name, { labels: claim.labels }, claim.resourceVersion);
+      return "labelled";
+    } catch (err) {
+      if (!(err instanceof PluginError && err.reason === "Conflict") || attempt >= 5) throw err;
+    }
+    const fresh = planClaimLabels(name, claimTemplates, ordinals, await api.listClaims());
+    claim = fresh.find((c) => c.name === first.name);
+    if (claim === undefined) return "labelled already";
   }
 }
