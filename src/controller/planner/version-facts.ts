@@ -24,7 +24,8 @@
  * Recording (planVersionFacts, after planning; steps run before any pod step, so a fact is
  * durable before the moves that rely on it). Times are the injected clock's:
  *  - observedAt: on the newest version, once.
- *  - rolloutStartedAt: on the target, once, when not paused and a pod is live or created.
+ *  - rolloutStartedAt: on the target, once, when a pod is live or created and the set is not
+ *    paused or the target is the current version (a pause holds moves, not the current pets).
  *  - supersededAt/By: once, on every started version below a started target.
  *  - becameCurrentAt: on the plan's current version when the facts name another one.
  *  - fullyRolledOutAt: on the plan's lastCompleteVersion when the facts name another one.
@@ -159,7 +160,13 @@ export function planVersionFacts(ctx: PlanContext, status: PetSetStatus): void {
 
   const live = [...ctx.podsByOrdinal.values()].some((p) => p.deletionTimestamp === undefined);
   const creates = ctx.steps.some((s) => s.kind === "createPod" && s.version === target.spec.version);
-  const targetStarted = target.status?.rolloutStartedAt !== undefined || (!spec.paused && (live || creates));
+  // A pause holds moves between versions, not the current version's own pets: a set paused
+  // before its first sync still creates its pets at version 1, and that is its rollout (else
+  // the next version counted as the set's first and skipped its preRollout: a migration never
+  // run, seen in the chaos slice on kube-apiserver).
+  const pausedAtCurrent = spec.paused && target.spec.version === current.spec.version;
+  const targetStarted =
+    target.status?.rolloutStartedAt !== undefined || ((!spec.paused || pausedAtCurrent) && (live || creates));
   if (target.status?.rolloutStartedAt === undefined && targetStarted)
     set(facts, target, { rolloutStartedAt: now });
   if (targetStarted) {

@@ -126,6 +126,30 @@ describe.each(policies)("hooks, podManagementPolicy %s", (policy) => {
     expect(clean(hw)).toEqual([]);
   });
 
+  it("issue 24 (chaos slice, seed 15 on kube-apiserver): a set whose first pets were created while paused still runs the next version's preRollout", () => {
+    // Paused before the first sync: the pets are created at version 1 while paused.
+    const world = createWorld(
+      makePetSet({
+        replicas: 3,
+        podManagementPolicy: policy,
+        paused: true,
+        lifecycle: { preRollout: hookSpec("external") },
+      }),
+    );
+    expect(runUntilConverged(world)).toBeGreaterThanOrEqual(0);
+    expect(podsOf(world).map((p) => p.version)).toEqual([1, 1, 1]);
+    const hw = withHooks(world);
+    setImage(world, "app:2");
+    updateSpec(world, (s) => {
+      s.paused = false;
+    });
+    expect(runHookWorld(hw, settled)).toBeGreaterThanOrEqual(0);
+    // The migration ran before any pet moved to version 2 (checked after every step by hook-sim).
+    expect(hw.started).toEqual(["preRollout v2"]);
+    expect(podsOf(world).every((p) => p.version === 2)).toBe(true);
+    expect(clean(hw)).toEqual([]);
+  });
+
   it("postRollout runs once after every pet; the rollout is complete only after it", () => {
     const world = worldWith(policy, { postRollout: hookSpec("external") });
     const hw = withHooks(world, { ticks: 3 });
