@@ -27,7 +27,7 @@ import {
 import { matchesRequirements, parseLabelSelector } from "../selectors/label-selector.js";
 import type { ObjectStore } from "../storage/object-store.js";
 import type { Clock } from "../time.js";
-import { deepClone, deepEqual, isPlainObject, type KubeObject } from "../types.js";
+import { deepClone, deepEqual, type KubeObject } from "../types.js";
 import { decodeContinue, encodeContinue } from "./continue-token.js";
 import { goEncode, goZeroObject } from "./go-encoding.js";
 import {
@@ -39,6 +39,7 @@ import {
   validateMetadataUpdate,
   validateName,
 } from "./object-meta.js";
+import { decodeBody } from "./request-body.js";
 import { apiVersionOf, grKey, type RequestContext, type ResourceDefinition } from "./resource.js";
 import { present, readOnlyView, storedForm } from "./stored-form.js";
 
@@ -157,7 +158,7 @@ export class GenericStore {
     ctx: RequestContext,
     opts: WriteOptions = {},
   ): KubeObject {
-    const obj = this.decode(def, ns, body);
+    const obj = decodeBody(def, ns, body);
     const m = obj.metadata;
     if (!m.name && m.generateName) m.name = generateName(m.generateName);
     if (m.resourceVersion)
@@ -212,7 +213,7 @@ export class GenericStore {
   ): KubeObject {
     const old = this.peek(def, ns, name);
     if (!old) throw notFound(def, name);
-    const next = this.decode(def, ns, body);
+    const next = decodeBody(def, ns, body);
     if (next.metadata.name && next.metadata.name !== name)
       throw badRequest(
         `the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`,
@@ -355,34 +356,6 @@ export class GenericStore {
         `${def.kind} in version "${def.version}" cannot be handled as a ${def.kind}: strict decoding error: ${list.join(", ")}`,
       );
     ctx.warnings.push(...list);
-  }
-
-  /** Body → object with apiVersion, kind and namespace checked against the request. */
-  decode(def: ResourceDefinition, ns: string | undefined, body: unknown): KubeObject {
-    if (!isPlainObject(body))
-      throw badRequest(`Object '${def.kind}' is missing in '${JSON.stringify(body)}'`);
-    const obj = deepClone(body) as KubeObject;
-    const av = apiVersionOf(def);
-    if (obj.apiVersion !== undefined && obj.apiVersion !== av)
-      throw badRequest(
-        `the API version in the data (${String(obj.apiVersion)}) does not match the expected API version (${av})`,
-      );
-    if (obj.kind !== undefined && obj.kind !== def.kind)
-      throw badRequest(
-        `the kind in the data (${String(obj.kind)}) does not match the expected kind (${def.kind})`,
-      );
-    obj.apiVersion = av;
-    obj.kind = def.kind;
-    if (!isPlainObject(obj.metadata)) obj.metadata = {};
-    if (def.namespaced) {
-      if (obj.metadata.namespace && ns && obj.metadata.namespace !== ns)
-        throw badRequest(
-          "the namespace of the provided object does not match the namespace sent on the request",
-        );
-      obj.metadata.namespace = ns ?? obj.metadata.namespace;
-      if (!obj.metadata.namespace) throw badRequest("the server could not find the requested resource");
-    } else delete obj.metadata.namespace;
-    return obj;
   }
 }
 

@@ -12,6 +12,7 @@ import { applyStrategicMergePatch } from "../patch/strategic-merge-patch.js";
 import { deepClone, isPlainObject, type KubeObject } from "../types.js";
 import { parseYamlBody as parseYaml } from "../yaml-body.js";
 import type { GenericStore } from "./generic-store.js";
+import { decodeBody } from "./request-body.js";
 import { apiVersionOf, type RequestContext, type ResourceDefinition } from "./resource.js";
 import { present } from "./stored-form.js";
 
@@ -66,7 +67,7 @@ export function patchObject(
     next.metadata.resourceVersion = stored.metadata.resourceVersion;
   }
   next.metadata.name = name;
-  const checked = store.decode(def, ns, next);
+  const checked = decodeBody(def, ns, next);
   return { object: store.commitUpdate(def, stored, checked, ctx), created: false };
 }
 
@@ -130,7 +131,7 @@ function apply(
     return { object: store.create(def, ns, merged, ctx, { managedFieldsDone: true }), created: true };
   }
   merged.metadata.resourceVersion = liveRv;
-  const checked = store.decode(def, ns, merged);
+  const checked = decodeBody(def, ns, merged);
   return {
     object: store.commitUpdate(def, stored, checked, ctx, { managedFieldsDone: true }),
     created: false,
