@@ -13,21 +13,11 @@
  */
 import { Annotations } from "../../../../src/api/index.js";
 import type { PodView } from "../../../../src/controller/planner/views.js";
+import { type App, type Labelling, labelRoles } from "../planner/role-labelling.js";
 import { record } from "./feeds.js";
 import type { Model } from "./stale-model.js";
 
-const ROLE = "petset.dev/role";
-
-export type Labelling = "all" | "leaderOnly" | "initialOnly";
-
-export interface App {
-  labelling: Labelling;
-  failover: boolean;
-  /** The leader's ordinal. */
-  leader: number;
-  /** uids of the pods the app started with (initialOnly labels only those). */
-  initial: Set<string>;
-}
+export type { App, Labelling } from "../planner/role-labelling.js";
 
 export function newApp(labelling: Labelling, failover: boolean, leaderOrdinal: number): App {
   return { labelling, failover, leader: leaderOrdinal, initial: new Set() };
@@ -40,31 +30,9 @@ function livePods(m: Model): PodView[] {
     .sort((a, b) => a.ordinal - b.ordinal);
 }
 
-/** The app (re)labels its pods by its mode; with failover the role moves off a lost leader. */
+/** The app (re)labels its pods by its mode (planner/role-labelling.ts), as writes the feeds record. */
 export function label(m: Model, app: App): void {
-  const live = livePods(m);
-  const leaderPod = live.find((p) => p.ordinal === app.leader);
-  if (app.failover && (leaderPod === undefined || !leaderPod.ready)) {
-    const next = live.filter((p) => p.ready).sort((a, b) => b.ordinal - a.ordinal)[0];
-    if (next !== undefined) app.leader = next.ordinal;
-  }
-  for (const pod of live) {
-    const isLeader = pod.ordinal === app.leader;
-    const labelled =
-      app.labelling === "all" ||
-      (app.labelling === "leaderOnly" && isLeader) ||
-      (app.labelling === "initialOnly" && app.initial.has(pod.uid));
-    const role = labelled ? (isLeader ? "leader" : "follower") : undefined;
-    if (pod.labels[ROLE] === role) continue;
-    const sim = m.world.pods.get(pod.name);
-    if (sim === undefined) continue;
-    const { [ROLE]: _old, ...rest } = sim.view.labels;
-    sim.view = {
-      ...sim.view,
-      labels: role === undefined ? rest : { ...rest, [ROLE]: role },
-      resourceVersion: String(++m.world.serial),
-    };
-  }
+  labelRoles(m.world, app);
   record(m);
 }
 

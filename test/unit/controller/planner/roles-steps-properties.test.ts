@@ -13,6 +13,7 @@ import { describe, expect, it } from "vitest";
 import { Annotations, type RolloutStep } from "../../../../src/api/index.js";
 import { planRollout, type Step } from "../../../../src/controller/planner/index.js";
 import { makePetSet } from "./fixtures.js";
+import { type App, type Labelling, labelRoles, ROLE } from "./role-labelling.js";
 import {
   applyStep,
   converged,
@@ -25,18 +26,6 @@ import {
   updateSpec,
   type World,
 } from "./simulate.js";
-
-const ROLE = "petset.dev/role";
-
-type Labelling = "all" | "leaderOnly" | "initialOnly";
-
-interface App {
-  labelling: Labelling;
-  failover: boolean;
-  leader: number;
-  /** uids of the pods the app started with (initialOnly labels only those). */
-  initial: Set<string>;
-}
 
 type Action =
   | { kind: "image"; image: string }
@@ -101,34 +90,6 @@ const setup = fc.record({
   leader: fc.integer({ min: 0, max: 4 }),
 });
 
-/** The app: label pods by its mode; with failover, a lost leader role goes to the highest Ready pod. */
-function label(world: World, app: App): void {
-  const live = podsOf(world).filter((p) => p.deletionTimestamp === undefined);
-  const leaderPod = live.find((p) => p.ordinal === app.leader);
-  if (app.failover && (leaderPod === undefined || !leaderPod.ready)) {
-    const next = live.filter((p) => p.ready).sort((a, b) => b.ordinal - a.ordinal)[0];
-    if (next !== undefined) app.leader = next.ordinal;
-  }
-  for (const pod of live) {
-    const isLeader = pod.ordinal === app.leader;
-    const labelled =
-      app.labelling === "all" ||
-      (app.labelling === "leaderOnly" && isLeader) ||
-      (app.labelling === "initialOnly" && app.initial.has(pod.uid));
-    const role = labelled ? (isLeader ? "leader" : "follower") : undefined;
-    if (pod.labels[ROLE] === role) continue;
-    const sim = world.pods.get(pod.name);
-    if (sim === undefined) continue;
-    const { [ROLE]: _old, ...rest } = sim.view.labels;
-    world.serial++;
-    sim.view = {
-      ...sim.view,
-      labels: role === undefined ? rest : { ...rest, [ROLE]: role },
-      resourceVersion: String(world.serial),
-    };
-  }
-}
-
 /** Leader last: a Ready leader moves for an update only when no Ready follower >= partition runs its content. */
 function checkLeaderLast(world: World, s: Step): void {
   if (world.petSet.spec.updateStrategy.type !== "RollingUpdate" || world.petSet.spec.roles === undefined)
@@ -169,7 +130,7 @@ function moveCondemnedLeader(world: World, app: App): void {
 }
 
 function sync(world: World, app: App): void {
-  label(world, app);
+  labelRoles(world, app);
   const plan = planRollout({
     petSet: world.petSet,
     versions: world.versions,
