@@ -10,6 +10,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { converged, setImage, updateSpec } from "../planner/simulate.js";
+import { frozenLeaderResumes } from "./frozen-leader.js";
 import {
   apply,
   FIXED_SEED,
@@ -30,7 +31,6 @@ import {
   executeNext,
   feedKeys,
   fixedCode,
-  freeze,
   leader,
   type Model,
   type ModelOptions,
@@ -195,34 +195,6 @@ describe("model checker regressions (counterexamples kept by name)", () => {
     expect(m.world.pods.get("web-1")?.view.deletionTimestamp).toBeDefined();
     expect(m.violations).toEqual([]);
   });
-
-  /** A leader frozen mid-sync beyond its lease resumes after the standby took over. */
-  function frozenLeaderResumes(opts: ModelOptions): { m: Model; writesAfterResume: number } {
-    const m = newModel(
-      { policy: "OrderedReady", maxUnavailable: 1, podUpdatePolicy: "Recreate", replicas: 3, readyTicks: 1 },
-      opts,
-    );
-    const [a, b] = [m.replicas[0]!, m.replicas[1]!];
-    settle(m);
-    setImage(m.world, "app:2");
-    record(m);
-    deliverAll(m, a);
-    startSync(m, a);
-    expect(a.inflight?.steps.length ?? 0).toBeGreaterThan(1);
-    executeNext(m, a);
-    freeze(m, a, true);
-    for (let t = 0; t < 6; t++) tick(m);
-    expect(leader(m)).toBe(b);
-    deliverAll(m, b);
-    startSync(m, b);
-    for (let i = 0; i < 3; i++) executeNext(m, b);
-    const before = m.attempts.get(a.id) ?? 0;
-    freeze(m, a, false);
-    for (let i = 0; i < 10; i++) executeNext(m, a);
-    startSync(m, a);
-    for (let i = 0; i < 10; i++) executeNext(m, a);
-    return { m, writesAfterResume: (m.attempts.get(a.id) ?? 0) - before };
-  }
 
   it("frozen-leader-resumes: before the fix it keeps writing after the standby took over", () => {
     const { writesAfterResume } = frozenLeaderResumes(codeBeforeSafetyIssue);
