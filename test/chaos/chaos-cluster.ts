@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { loadKubeConfig } from "../../src/util/kubeconfig.js";
 import { eventually, REPO_ROOT, realClusterDir, startTestCluster } from "../support/cluster.js";
-import { READ_METHODS, type ReceivedWrite } from "../support/request-log.js";
+import { type ReceivedWrite, requestLogWrites } from "../support/request-log.js";
 
 export type ChaosBackend = "embedded" | "real";
 
@@ -148,7 +148,7 @@ async function startEmbeddedProcess(): Promise<ChaosCluster> {
     kubeConfig,
     controllerKubeConfig: kubeConfig,
     namespace: ns.namespace,
-    writesBy: async (userAgent, since) => requestLogWrites(logPath, userAgent, since),
+    writesBy: async (userAgent, since) => requestLogWrites(readFileSync(logPath, "utf8"), userAgent, since),
     async restartApiServer() {
       await kill();
       await launch();
@@ -163,29 +163,6 @@ async function startEmbeddedProcess(): Promise<ChaosCluster> {
       else process.stdout.write(`chaos: petset dev data dir and log kept in ${dir}\n`);
     },
   };
-}
-
-/** Writes in the embedded server's debug request log (JSON lines, `time` in epoch ms). */
-function requestLogWrites(logPath: string, userAgent: string, since: Date): ReceivedWrite[] {
-  const writes: ReceivedWrite[] = [];
-  for (const line of readFileSync(logPath, "utf8").split("\n")) {
-    if (!line.includes('"msg":"request"') || !line.includes(userAgent)) continue;
-    let entry: { method?: string; url?: string; userAgent?: string; time?: number };
-    try {
-      entry = JSON.parse(line) as typeof entry;
-    } catch {
-      continue;
-    }
-    if (!entry.userAgent?.includes(userAgent) || READ_METHODS.has(entry.method ?? "GET")) continue;
-    if ((entry.time ?? 0) < since.getTime()) continue;
-    writes.push({
-      verb: entry.method ?? "",
-      uri: entry.url ?? "",
-      userAgent: entry.userAgent,
-      at: new Date(entry.time ?? 0),
-    });
-  }
-  return writes;
 }
 
 async function startRealCluster(): Promise<ChaosCluster> {
