@@ -278,6 +278,7 @@ describe("kubectl petset adopt", () => {
       "patch pvc data-web-1",
       "patch pvc data-web-2",
     ]);
+    expect(api.claims).toHaveLength(3);
     for (const [i, c] of api.claims.entries()) {
       expect(c.metadata.labels?.[Labels.petSet]).toBe("web");
       expect(c.metadata.labels?.[Labels.podIndex]).toBe(String(i));
