@@ -51,7 +51,6 @@ import { KubeConfig } from "@kubernetes/client-node";
 import {
   burstStatus,
   certificate,
-  DROPPED_REQUEST_HEADERS,
   goneWatchEvent,
   isWatchRequest,
   proxyKubeConfig,
@@ -60,6 +59,7 @@ import { hasSideEffect, inScope, resourceOf, WEBHOOK_RESOURCE } from "./fault-sc
 
 export { burstStatus, goneWatchEvent, isWatchRequest } from "./fault-answers.js";
 
+import { type ForwardContext, forwardRequest } from "./fault-forward.js";
 import { answerRaw, forwardUpgrade, type UpgradeAnswer } from "./fault-upgrade.js";
 
 export type NetworkFault =
@@ -184,6 +184,20 @@ export async function startFaultProxy(
     res.end(body);
   };
 
+  const forwardContext: ForwardContext = {
+    upstream,
+    upstreamOptions,
+    upstreamHeaders,
+    pathPrefix,
+    agent,
+    requestUpstream,
+    latencyMs: () => fault("latency")?.ms ?? 0,
+    halfCloseAfterMs: () => fault("half-close-watch")?.afterMs,
+    openWatches,
+    later,
+    count,
+    resetSocket: (req) => resetSocket(req.socket),
+  };
   const forward = (
     req: IncomingMessage,
     res: ServerResponse,
@@ -191,108 +205,7 @@ export async function startFaultProxy(
     watch: boolean,
     resetAfter: boolean,
     lost: UpgradeAnswer = { kind: "pass" },
-  ) => {
-    const latencyMs = fault("latency")?.ms ?? 0;
-    const headers: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (v !== undefined && !DROPPED_REQUEST_HEADERS.has(k)) headers[k] = v;
-    }
-    const out = requestUpstream(
-      {
-        ...upstreamOptions,
-        agent,
-        protocol: upstream.protocol,
-        hostname: upstream.hostname,
-        port: upstream.port,
-        method: req.method,
-        path: `${pathPrefix}${url.pathname}${url.search}`,
-        headers: { ...headers, ...upstreamHeaders },
-      },
-      (up) => {
-        if (lost.kind === "drop") {
-          // Applied: the target answered. The client's connection is reset instead.
-          count("lost-answer-dropped");
-          up.resume();
-          resetSocket(req.socket);
-          return;
-        }
-        if (resetAfter) {
-          // The server has taken the request (a watch never ends: its headers are enough).
-          up.destroy();
-          reset(req);
-          return;
-        }
-        const halfClose = watch ? fault("half-close-watch") : undefined;
-        const begin = () => {
-          if (res.destroyed) {
-            up.destroy();
-            return;
-          }
-          const headers = { ...up.headers };
-          delete headers.connection;
-          delete headers["keep-alive"];
-          res.writeHead(up.statusCode ?? 502, headers);
-          // A watch answers its headers at once and its events later: pass the headers on now.
-          res.flushHeaders();
-          // Chunks are passed on in order; with latency each waits its turn `latencyMs` later.
-          let chain = Promise.resolve();
-          up.on("data", (chunk: Buffer) => {
-            chain = chain.then(async () => {
-              if (latencyMs > 0) await new Promise<void>((r) => later(latencyMs, r));
-              if (!res.destroyed && !res.writableEnded) res.write(chunk);
-            });
-          });
-          up.on("end", () => void chain.then(() => res.end()));
-          up.on("error", () => res.destroy());
-          if (watch) {
-            const began = Date.now();
-            const open = {
-              // Ends the watch cleanly `afterMs` after it began (at once if that has passed).
-              halfClose(afterMs: number) {
-                later(Math.max(0, afterMs - (Date.now() - began)), () => {
-                  if (res.writableEnded || res.destroyed) return;
-                  count("half-closed-watch");
-                  up.destroy();
-                  void chain.then(() => res.end());
-                });
-              },
-            };
-            openWatches.add(open);
-            res.once("close", () => openWatches.delete(open));
-            if (halfClose) open.halfClose(halfClose.afterMs);
-          }
-        };
-        const holdMs = latencyMs + (lost.kind === "delay" ? lost.ms : 0);
-        if (lost.kind === "delay") count("lost-answer-delayed");
-        if (holdMs > 0) later(holdMs, begin);
-        else begin();
-      },
-    );
-    out.on("error", (err) => {
-      if (res.headersSent) res.destroy();
-      else
-        answer(
-          res,
-          502,
-          {},
-          JSON.stringify({
-            kind: "Status",
-            apiVersion: "v1",
-            status: "Failure",
-            code: 502,
-            message: `fault proxy: ${err.message}`,
-          }),
-        );
-    });
-    res.on("close", () => {
-      if (!res.writableFinished) out.destroy();
-    });
-    count("forwarded");
-    if (latencyMs > 0) count("delayed");
-    const send = () => req.pipe(out);
-    if (latencyMs > 0) later(latencyMs, send);
-    else send();
-  };
+  ) => forwardRequest(forwardContext, req, res, url, watch, resetAfter, lost);
 
   const handle = (req: IncomingMessage, res: ServerResponse) => {
     count("requests");
