@@ -9,7 +9,8 @@ export default defineConfig({
       {
         test: {
           name: "unit",
-          include: ["test/unit/**/*.test.ts"],
+          // test/upstream/controller-table: Kubernetes' StatefulSet controller table, in process.
+          include: ["test/unit/**/*.test.ts", "test/upstream/controller-table/**/*.test.ts"],
           environment: "node",
           // One module registry per worker, not per file: importing client-node and src/ again
           // for every file was most of the suite's CPU (docs/benchmarks.md, "make test time").
@@ -21,7 +22,7 @@ export default defineConfig({
       {
         test: {
           name: "integration",
-          include: ["test/integration/**/*.test.ts", "test/e2e/**/*.test.ts"],
+          include: ["test/integration/**/*.test.ts", "test/e2e/**/*.test.ts", "test/upstream/*.test.ts"],
           environment: "node",
           isolate: false,
           testTimeout: 60_000,

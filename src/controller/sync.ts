@@ -230,6 +230,10 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
   // A rollbackTo step writes the PetSet: the status write must follow that write, or its
   // precondition fails and the RolledBack condition is lost.
   let written = petSet;
+  // An unexpected error (5xx, a reset) goes back to the queue, but only after the status is
+  // written, as for a stale view: it tells what the caches show (upstream's
+  // TestStatefulSetStatusUpdate, "sync error"; test/upstream/controller-table).
+  let failure: unknown;
   try {
     const result = await executeSteps({ ...ctx, expect }, petSet, versions, plan.steps);
     if (result.petSetResourceVersion !== undefined) {
@@ -293,7 +297,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
       await record(ctx, petSet, { type: "Warning", reason: "FailedStep", message });
       requeueAfterMs = INVALID_SPEC_REQUEUE_MS;
     } else {
-      throw err;
+      failure = err;
     }
   }
   const withConflict = withConflicts(
@@ -312,7 +316,14 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
     await ctx.events.record(target, { type: e.type, reason: e.reason, message: e.message });
   }
   ctx.metrics.conditions.report(namespace, name, status.conditions);
-  const deferredMs = await writeStatus(ctx, written, status, expect);
+  let deferredMs: number | undefined;
+  try {
+    deferredMs = await writeStatus(ctx, written, status, expect);
+  } catch (statusErr) {
+    // The sync's own error says more than the status write's (upstream returns it, too).
+    if (failure === undefined) throw statusErr;
+  }
+  if (failure !== undefined) throw failure;
   // A progress-only status held back is written by the sync this requeue runs.
   if (deferredMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? deferredMs, deferredMs);
   return requeueAfterMs === undefined ? {} : { requeueAfterMs };

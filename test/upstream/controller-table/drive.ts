@@ -1,0 +1,127 @@
+/**
+ * Upstream's drivers (scaleUpStatefulSetControl, scaleDownStatefulSetControl,
+ * updateStatefulSetControl, parallelScale{Up,Down}StatefulSetControl), re-expressed: after
+ * every random pod state change (`pick`: a seeded choice, or fast-check's in the random
+ * harness) one sync runs and the invariant is checked. A sync error ends the drive and is
+ * returned, as upstream returns UpdateStatefulSet's error. Each drive gives up after a bounded
+ * number of syncs, so a controller that stops making progress fails instead of hanging.
+ */
+import { check, type Invariant } from "./invariants.js";
+import { isReady, ordinalOf, podVersion, type TableWorld } from "./world.js";
+
+export type Pick = (n: number) => number;
+const MAX_SYNCS = 400;
+
+/** Moves one random pod forward: Pending → Running → Running and Ready. */
+function advanceRandomPod(w: TableWorld, pick: Pick): void {
+  const pods = w.pods();
+  if (pods.length === 0) return;
+  const pod = pods[pick(pods.length)];
+  if (pod === undefined || pod.metadata?.deletionTimestamp !== undefined) return;
+  const ordinal = ordinalOf(pod);
+  if (pod.status?.phase === "Pending") w.setPodRunning(ordinal);
+  else if (pod.status?.phase === "Running" && !isReady(pod)) w.setPodReady(ordinal);
+}
+
+/** scaleUpStatefulSetControl: until readyReplicas reaches replicas. */
+export async function scaleUp(w: TableWorld, invariant: Invariant, pick: Pick): Promise<unknown> {
+  for (let i = 0; w.status().readyReplicas < w.spec().replicas; i++) {
+    if (i > MAX_SYNCS) throw new Error(`scale up: no progress after ${MAX_SYNCS} syncs`);
+    advanceRandomPod(w, pick);
+    const out = await w.sync();
+    if (out.error !== undefined) return out.error;
+    check(w, invariant);
+  }
+  check(w, invariant);
+  return undefined;
+}
+
+/**
+ * scaleDownStatefulSetControl: a sync deletes; the deleted pod stays terminating for one more
+ * sync (which must neither replace it nor go on past it in order), then leaves.
+ */
+export async function scaleDown(w: TableWorld, invariant: Invariant): Promise<unknown> {
+  w.graceful = true;
+  try {
+    for (let i = 0; w.status().replicas > w.spec().replicas || w.pods().length > w.spec().replicas; i++) {
+      if (i > MAX_SYNCS) throw new Error(`scale down: no progress after ${MAX_SYNCS} syncs`);
+      let out = await w.sync();
+      if (out.error !== undefined) return out.error;
+      out = await w.sync();
+      if (out.error !== undefined) return out.error;
+      check(w, invariant);
+      w.finishTerminating();
+      out = await w.sync();
+      if (out.error !== undefined) return out.error;
+      check(w, invariant);
+    }
+  } finally {
+    w.graceful = false;
+  }
+  return invariant(w) === undefined ? undefined : new Error(`invariant violated: ${invariant(w)}`);
+}
+
+/** updateComplete: every pet Ready, and at the update version from the partition up. */
+export function updateComplete(w: TableWorld): boolean {
+  const spec = w.spec();
+  const st = w.status();
+  const pods = w.pods();
+  if (pods.length !== spec.replicas || st.readyReplicas !== spec.replicas) return false;
+  if (spec.updateStrategy.type === "OnDelete") return true;
+  const partition = spec.updateStrategy.rollingUpdate?.partition ?? 0;
+  if (partition <= 0) {
+    if (st.currentReplicas < spec.replicas) return false;
+    return pods.every((p) => podVersion(p) === st.currentVersion);
+  }
+  return pods.slice(partition).every((p) => podVersion(p) === st.updateVersion);
+}
+
+/** updateStatefulSetControl: one sync, then random pod changes and syncs until updateComplete. */
+export async function updateControl(w: TableWorld, invariant: Invariant, pick: Pick): Promise<unknown> {
+  let out = await w.sync();
+  if (out.error !== undefined) return out.error;
+  for (let i = 0; !updateComplete(w); i++) {
+    if (i > MAX_SYNCS) throw new Error(`update: not complete after ${MAX_SYNCS} syncs`);
+    advanceRandomPod(w, pick);
+    out = await w.sync();
+    if (out.error !== undefined) return out.error;
+    check(w, invariant);
+  }
+  check(w, invariant);
+  return undefined;
+}
+
+/**
+ * parallelScaleUpStatefulSetControl, with upstream's bound: at most 2 syncs of the controller
+ * to create every missing pet (their 2 × 500-pod batches). Returns the creates of each sync.
+ */
+export async function parallelScaleUp(w: TableWorld, invariant: Invariant): Promise<number[]> {
+  const perSync: number[] = [];
+  for (let loops = 2; w.status().replicas < w.spec().replicas; loops--) {
+    if (loops < 1)
+      throw new Error(`after 2 syncs: want ${w.spec().replicas} replicas, got ${w.status().replicas}`);
+    const before = w.count("createPod");
+    const out = await w.sync();
+    if (out.error !== undefined) throw out.error;
+    perSync.push(w.count("createPod") - before);
+    check(w, invariant);
+  }
+  return perSync;
+}
+
+/** parallelScaleDownStatefulSetControl: the deletes of each sync, at most 2 rounds of 2 syncs. */
+export async function parallelScaleDown(w: TableWorld, invariant: Invariant): Promise<number[]> {
+  const perSync: number[] = [];
+  for (let loops = 2; w.status().replicas > w.spec().replicas; loops--) {
+    if (loops < 1)
+      throw new Error(`after 2 rounds: want ${w.spec().replicas} replicas, got ${w.status().replicas}`);
+    for (let i = 0; i < 2; i++) {
+      const before = w.count("deletePod");
+      const out = await w.sync();
+      if (out.error !== undefined) throw out.error;
+      perSync.push(w.count("deletePod") - before);
+    }
+  }
+  check(w, invariant);
+  return perSync;
+}
