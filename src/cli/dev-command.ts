@@ -10,13 +10,13 @@ import { connect as tcpConnect } from "node:net";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { startApiServer } from "../apiserver-shim/index.js";
 import { startSimulatedKubelet } from "../apiserver-shim/kubelet/kubelet.js";
-import type { DevConfig } from "../config.js";
+import { type DevConfig, FlagError } from "../config.js";
 import { PetSetController } from "../controller/controller.js";
 import { systemClock } from "../util/clock.js";
 import { loadKubeConfig } from "../util/kubeconfig.js";
 import { createLogger } from "../util/logger.js";
 import { writePluginLaunchers } from "./launchers.js";
-import { createManifests, installCrds, readManifests } from "./manifests.js";
+import { createManifests, installCrds, type Manifest, readManifests } from "./manifests.js";
 
 /** The field manager of what `--apply` creates: what CHANGED-BY shows for those versions. */
 export const DEV_FIELD_MANAGER = "petset-dev";
@@ -29,6 +29,8 @@ export interface DevEnvironment {
 
 export async function startDev(config: DevConfig): Promise<DevEnvironment> {
   const logger = createLogger(config.logLevel, "petset-dev");
+  // Read before anything starts: a wrong --apply path fails at once, naming the flag.
+  const manifests = config.apply.map((path) => readApplyPath(path));
   // Without --token-file the server makes a random token; either way the owner's token (the
   // first) is the one in the kubeconfig, and it is never printed or logged.
   const tokens = config.tokenFile ? readTokenFile(config.tokenFile) : undefined;
@@ -61,12 +63,8 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
       })
     : undefined;
   await controller?.start();
-  for (const path of config.apply) {
-    const { created, existing } = await createManifests(
-      kubeConfig,
-      readManifests(resolve(path)),
-      DEV_FIELD_MANAGER,
-    );
+  for (const objects of manifests) {
+    const { created, existing } = await createManifests(kubeConfig, objects, DEV_FIELD_MANAGER);
     for (const id of created) process.stdout.write(`${id} created\n`);
     for (const id of existing) process.stdout.write(`${id} unchanged (exists)\n`);
   }
@@ -79,6 +77,19 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
       await server.close();
     },
   };
+}
+
+/** The manifests of one `--apply` path; a missing or unreadable path is a FlagError naming `--apply`. */
+export function readApplyPath(path: string): Manifest[] {
+  if (!existsSync(path))
+    throw new FlagError(
+      `--apply ${path}: no such file or folder (expected a manifest file or a folder of them)`,
+    );
+  try {
+    return readManifests(resolve(path));
+  } catch (err) {
+    throw new FlagError(`--apply ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** Bearer tokens of `--token-file`: one a line, `#` comments and blank lines skipped. */
@@ -118,7 +129,9 @@ export async function runDev(config: DevConfig): Promise<void> {
 
 /**
  * What to type in another shell to use the cluster: the exact `export` lines (paths under
- * the working directory as "$PWD/...", so they hold no machine path), then first commands.
+ * the working directory as "$PWD/...", so they hold no machine path), then first commands
+ * (for examples/web.yaml, which `make run` applies). The README's quick start shows these
+ * lines as printed (test/e2e/quick-start.test.ts compares them).
  */
 export function readyInstructions(o: { cwd: string; binDir: string; kubeconfig: string }): string {
   const shellPath = (path: string): string => {
@@ -131,6 +144,8 @@ export function readyInstructions(o: { cwd: string; binDir: string; kubeconfig: 
     `  export KUBECONFIG="${shellPath(o.kubeconfig)}"`,
     "  kubectl get petsets,petsetversions,pods",
     "  kubectl petset history web",
+    '  kubectl petset set image web nginx=nginx:1.28 --cause "nginx 1.28"',
+    "  kubectl petset status web --watch",
     "Ctrl-C stops it (and everything in it, unless --data-dir keeps it).",
     "",
   ].join("\n");

@@ -13,6 +13,7 @@ import {
 import { parseAllDocuments } from "yaml";
 import { z } from "zod";
 import { isAlreadyExists } from "../controller/api-errors.js";
+import { withLastApplied } from "./last-applied.js";
 
 const ManifestSchema = z.looseObject({
   apiVersion: z.string(),
@@ -27,15 +28,18 @@ export function packageRoot(): string {
   return up.endsWith("dist") ? resolve(up, "..") : up;
 }
 
+/** A manifest as read from its file (plain JSON data, as kubectl reads it). */
+export type Manifest = z.infer<typeof ManifestSchema>;
+
 /** Every object in the .yaml/.yml/.json files of `path` (a file or a folder), in file order. */
-export function readManifests(path: string): KubernetesObject[] {
+export function readManifests(path: string): Manifest[] {
   const files = statSync(path).isDirectory()
     ? readdirSync(path)
         .filter((f) => /\.(ya?ml|json)$/.test(f))
         .sort()
         .map((f) => join(path, f))
     : [path];
-  const out: KubernetesObject[] = [];
+  const out: Manifest[] = [];
   for (const file of files) {
     for (const doc of parseAllDocuments(readFileSync(file, "utf8"))) {
       if (doc.errors.length > 0) throw new Error(`${file}: ${doc.errors[0]?.message}`);
@@ -47,10 +51,7 @@ export function readManifests(path: string): KubernetesObject[] {
           `${file}: not a Kubernetes object (${parsed.error.issues[0]?.path.join(".")}: ${parsed.error.issues[0]?.message})`,
         );
       }
-      // Through client-node's typed models: its serializer drops fields it does not know
-      // under their wire names (`x-kubernetes-validations`, `default`, …) unless the object
-      // was deserialized into those models first.
-      out.push(loadYaml<KubernetesObject>(JSON.stringify(parsed.data)));
+      out.push(parsed.data);
     }
   }
   return out;
@@ -59,7 +60,7 @@ export function readManifests(path: string): KubernetesObject[] {
 /** Installs (or updates) the petset CRDs and waits until the API serves them. */
 export async function installCrds(kc: KubeConfig, timeoutMs = 30_000): Promise<void> {
   const api = kc.makeApiClient(ApiextensionsV1Api);
-  const crds = readManifests(join(packageRoot(), "crds")) as V1CustomResourceDefinition[];
+  const crds = readManifests(join(packageRoot(), "crds")).map(typed) as V1CustomResourceDefinition[];
   for (const crd of crds) {
     const name = crd.metadata?.name ?? "";
     try {
@@ -86,21 +87,27 @@ export async function installCrds(kc: KubeConfig, timeoutMs = 30_000): Promise<v
 }
 
 /**
- * Creates each object unless it exists (so a restart with --data-dir keeps user changes),
- * under `fieldManager`: what a version's CHANGED-BY shows for it.
+ * Creates each object unless it exists (so a restart with --data-dir keeps user changes), as
+ * `kubectl apply` creates it: namespace defaulted for namespaced kinds and kubectl's
+ * last-applied annotation (last-applied.ts), so the first `kubectl apply -f` of the same file
+ * says `unchanged`. Under `fieldManager`: what a version's CHANGED-BY shows for it.
  */
 export async function createManifests(
   kc: KubeConfig,
-  objects: KubernetesObject[],
+  manifests: readonly Manifest[],
   fieldManager: string,
-  namespace = "default",
 ): Promise<{ created: string[]; existing: string[] }> {
-  const api = KubernetesObjectApi.makeApiClient(kc);
+  const api = ApplyObjectApi.make(kc);
   const created: string[] = [];
   const existing: string[] = [];
-  for (const obj of objects) {
-    const body = { ...obj, metadata: { ...obj.metadata, namespace: obj.metadata?.namespace ?? namespace } };
-    const id = `${(obj.kind ?? "").toLowerCase()}/${obj.metadata?.name}`;
+  for (const manifest of manifests) {
+    const namespaced = await api.namespaced(manifest.apiVersion, manifest.kind);
+    const metadata =
+      namespaced && manifest.metadata.namespace === undefined
+        ? { ...manifest.metadata, namespace: api.namespace }
+        : manifest.metadata;
+    const body = typed(withLastApplied({ ...manifest, metadata }));
+    const id = `${manifest.kind.toLowerCase()}/${manifest.metadata.name}`;
     try {
       await api.create(body, undefined, undefined, fieldManager);
       created.push(id);
@@ -110,4 +117,30 @@ export async function createManifests(
     }
   }
   return { created, existing };
+}
+
+/**
+ * Through client-node's typed models: its serializer drops fields it does not know under
+ * their wire names (`x-kubernetes-validations`, `default`, …) unless the object was
+ * deserialized into those models first.
+ */
+function typed(manifest: Record<string, unknown>): KubernetesObject {
+  return loadYaml<KubernetesObject>(JSON.stringify(manifest));
+}
+
+/** client-node's object API, with its discovery (is a kind namespaced?) and default namespace exposed. */
+class ApplyObjectApi extends KubernetesObjectApi {
+  static make(kc: KubeConfig): ApplyObjectApi {
+    const api = kc.makeApiClient(ApplyObjectApi);
+    api.setDefaultNamespace(kc);
+    return api;
+  }
+
+  get namespace(): string {
+    return this.defaultNamespace;
+  }
+
+  async namespaced(apiVersion: string, kind: string): Promise<boolean> {
+    return (await this.resource(apiVersion, kind))?.namespaced ?? true;
+  }
 }

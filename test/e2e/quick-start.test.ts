@@ -1,10 +1,22 @@
 /**
- * The first five minutes: `petset dev --apply` (what `make run` runs) in a fresh folder, then
- * the `export` lines it prints, typed into a shell exactly as printed, then `kubectl petset`.
- * It starts its own embedded server, so it runs once, on the embedded backend.
+ * The first five minutes: what `make run` runs (its recipe, read with `make -n run`), verbatim
+ * in a fresh folder that holds `dist/` and `examples/`, then the `export` lines it prints,
+ * typed into a shell exactly as printed, then `kubectl petset` and `kubectl apply`. The README's
+ * quick start is compared with what it printed. It starts its own embedded server, so it runs
+ * once, on the embedded backend.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { accessSync, constants, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +27,7 @@ const CLI = join(REPO_ROOT, "dist", "src", "cli", "petset.js");
 let dir: string;
 let dev: ChildProcess | undefined;
 let devOutput = "";
+let recipe = "";
 
 /** A shell in the fresh folder, as the user's own. */
 function shell(script: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -37,12 +50,30 @@ function runDev(...args: string[]): { child: ChildProcess; done: Promise<{ code:
   return { child, done };
 }
 
+/** The README's fenced block of `lang` that starts with `first` (without the fence). */
+function readmeBlock(lang: string, first: string): string {
+  const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
+  const block = [...readme.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, "g"))]
+    .map((m) => m[1] ?? "")
+    .find((b) => b.startsWith(first));
+  if (block === undefined) throw new Error(`README.md has no ${lang} block starting with ${first}`);
+  return block;
+}
+
 beforeAll(async () => {
   if (backendFromEnv() !== "embedded") return;
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run make build first`);
-  dir = mkdtempSync(join(tmpdir(), "petset-quick-start-"));
-  const started = runDev("--apply", join(REPO_ROOT, "examples", "web.yaml"));
-  dev = started.child;
+  dir = realpathSync(mkdtempSync(join(tmpdir(), "petset-quick-start-")));
+  symlinkSync(join(REPO_ROOT, "dist"), join(dir, "dist"));
+  symlinkSync(join(REPO_ROOT, "examples"), join(dir, "examples"));
+  // The line make prints for `make run`, and runs: `node dist/src/cli/petset.js dev --apply examples/ …`.
+  recipe =
+    execFileSync("make", ["-n", "run"], { cwd: REPO_ROOT, encoding: "utf8" })
+      .split("\n")
+      .find((l) => l.includes("petset.js dev ")) ?? "";
+  const [command, ...args] = recipe.split(" ");
+  expect(command).toBe("node");
+  dev = spawn(process.execPath, args, { cwd: dir });
   dev.stdout?.on("data", (c: Buffer) => {
     devOutput += c.toString();
   });
@@ -89,6 +120,33 @@ describe.skipIf(backendFromEnv() !== "embedded")("petset dev: the first five min
     expect(timeline[0]).toMatchObject({ version: 1, what: "created" });
     expect(timeline[0]?.detail).toMatch(/^by petset-dev/);
     expect(timeline.map((e) => e.what)).toEqual(expect.arrayContaining(["observed", "becameCurrent"]));
+  });
+
+  it("issue 31 item 3: the README's quick start shows exactly what make run prints", () => {
+    const shown = readmeBlock("console", "$ make run\n");
+    const printed = devOutput
+      .replaceAll(dir, "DIR")
+      .replace(/^apiserver: https:\/\/127\.0\.0\.1:\d+$/m, "apiserver: https://127.0.0.1:PORT");
+    expect(shown).toBe(`$ make run\n${recipe}\n${printed}`);
+    // The block to copy is the printed lines to type, as printed.
+    const toType = devOutput
+      .split("\n")
+      .filter((l) => l.startsWith("  "))
+      .map((l) => l.slice(2));
+    expect(readmeBlock("sh", "export PATH=")).toBe(`${toType.join("\n")}\n`);
+  });
+
+  it("issue 31 item 3: the first kubectl apply of every example after make run says unchanged, with no warning", async () => {
+    const files = readdirSync(join(REPO_ROOT, "examples")).filter((f) => /\.(ya?ml|json)$/.test(f));
+    expect(files.length).toBeGreaterThan(3);
+    const exports = devOutput.split("\n").filter((l) => l.startsWith("  export "));
+    for (const file of files) {
+      const r = await shell(`${exports.join("\n")}\nkubectl apply -f examples/${file}`);
+      expect(r, file).toMatchObject({ code: 0, stderr: "" });
+      const lines = r.stdout.trim().split("\n");
+      expect(lines.length, file).toBeGreaterThan(0);
+      for (const line of lines) expect(line, file).toMatch(/^\S+ unchanged$/);
+    }
   });
 
   it("a second petset dev in the same folder refuses to take over the first one's kubeconfig", async () => {
