@@ -9,6 +9,7 @@ export const PlanEventReasons = {
   rolloutComplete: "RolloutComplete",
   targetVersion: "TargetVersion",
   replacingBrokenPod: "ReplacingBrokenPod",
+  brokenPet: "BrokenPet",
   progressDeadlineExceeded: "ProgressDeadlineExceeded",
   rolledBack: "RolledBack",
   paused: "Paused",

@@ -6,6 +6,7 @@ import {
   type ProgressingReason,
   ProgressingReasons,
 } from "../../api/index.js";
+import { reportBrokenPets } from "./broken-pets.js";
 import { activeRecords } from "./hook-records.js";
 import { hookWaitMessage } from "./hooks.js";
 import { event, type PlanContext } from "./plan-context.js";
@@ -192,6 +193,11 @@ export function planStatus(ctx: PlanContext): PetSetStatus {
   // Refused update requests (updateStrategy External) are said whatever the state.
   if (ctx.externalRefusals.length > 0)
     progressing = { ...progressing, message: `${progressing.message}; ${ctx.externalRefusals.join("; ")}` };
+  // Pets of the target that will not become Ready are named at once, whatever the state.
+  progressing = {
+    ...progressing,
+    message: reportBrokenPets(ctx, progressing.message, prevProgressing?.message),
+  };
 
   const required = spec.replicas > 0 ? Math.max(1, spec.replicas - spec.maxUnavailable) : 0;
   const availableOk = counts.availableReplicas >= required;

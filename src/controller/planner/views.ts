@@ -34,6 +34,8 @@ export interface PodView {
   ready: boolean;
   /** When Ready last became True (for minReadySeconds). */
   readySince?: number;
+  /** When Ready last became False, while it is not True (broken-pets.ts). */
+  notReadySince?: number;
   createdAt: number;
   deletionTimestamp?: number;
   /** When deletion was asked for (deletionTimestamp minus the grace period). */
@@ -43,6 +45,11 @@ export interface PodView {
   restartCount: number;
   /** A waiting/terminated reason that means the pod is failing (CrashLoopBackOff, ImagePullBackOff, ...). */
   failing?: string;
+  /**
+   * A container runs again, not ready, after a crash and a crash-loop back-off (its run started
+   * at least CRASH_LOOP_GAP_MS after the failed run ended): between two CrashLoopBackOff waits.
+   */
+  restartedAfterBackOff?: boolean;
 }
 
 export interface ClaimView {
@@ -92,6 +99,24 @@ function ordinalOf(name: string, labels: Record<string, string>): number {
   return toInt(labels[Labels.podIndex]) ?? -1;
 }
 
+/**
+ * The kubelet restarts an exited container at once the first time, then after a back-off of
+ * at least 10 s (CrashLoopBackOff); an in-place image change restarts it at once. A gap of 5 s
+ * between the last run's end and this run's start tells them apart on whole-second timestamps.
+ */
+export const CRASH_LOOP_GAP_MS = 5_000;
+
+function restartedAfterBackOff(statuses: readonly V1ContainerStatus[]): boolean {
+  return statuses.some((s) => {
+    if (s.ready) return false;
+    const last = s.lastState?.terminated;
+    const started = toMillis(s.state?.running?.startedAt);
+    const finished = toMillis(last?.finishedAt);
+    if (last === undefined || started === undefined || finished === undefined) return false;
+    return started - finished >= CRASH_LOOP_GAP_MS;
+  });
+}
+
 function failingReason(statuses: readonly V1ContainerStatus[]): string | undefined {
   for (const s of statuses) {
     const waiting = s.state?.waiting?.reason;
@@ -133,12 +158,15 @@ export function podViewFromV1Pod(pod: V1Pod): PodView {
   if (target !== undefined) view.targetVersion = target;
   const readySince = ready ? toMillis(readyCondition?.lastTransitionTime) : undefined;
   if (readySince !== undefined) view.readySince = readySince;
+  const notReadySince = ready ? undefined : toMillis(readyCondition?.lastTransitionTime);
+  if (notReadySince !== undefined) view.notReadySince = notReadySince;
   if (deletionTimestamp !== undefined) {
     view.deletionTimestamp = deletionTimestamp;
     view.deletionRequestedAt = deletionTimestamp - (meta.deletionGracePeriodSeconds ?? 0) * 1000;
   }
   const failing = failingReason([...initStatuses, ...statuses]);
   if (failing !== undefined) view.failing = failing;
+  if (restartedAfterBackOff(statuses)) view.restartedAfterBackOff = true;
   return view;
 }
 

@@ -151,7 +151,8 @@ describe.each(policies)(
         ];
         const p = plan(base({ versions: [v1, v2], status: settledV1, pods }));
         expect(progressing(p)?.status).toBe("True");
-        expect(p.requeueAfterMs).toBe(599_000);
+        // Woken first when the not-Ready pet reaches the 30 s unready limit (broken-pets.ts).
+        expect(p.requeueAfterMs).toBe(29_000);
       });
 
       it("with autoRollback, rolls back to the last complete version", () => {
