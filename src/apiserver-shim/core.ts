@@ -1,6 +1,6 @@
 /**
  * The shim without HTTP: store, registry with the built-ins, and the internal
- * controllers (CRD serving, garbage collector, namespace lifecycle, jobs). The server wraps it;
+ * controllers (CRD serving, garbage collector, namespace lifecycle, jobs, StatefulSets). The server wraps it;
  * tests drive it directly.
  */
 import type { Logger } from "pino";
@@ -12,6 +12,11 @@ import { GarbageCollector } from "./controllers/garbage-collector.js";
 import { JOBS_GR, JobController } from "./controllers/job-controller.js";
 import { NamespaceController } from "./controllers/namespace-controller.js";
 import { PassScheduler } from "./controllers/pass-scheduler.js";
+import {
+  CONTROLLER_REVISIONS_GR,
+  STATEFULSETS_GR,
+  StatefulSetController,
+} from "./controllers/statefulset-controller.js";
 import { systemContext } from "./controllers/system-context.js";
 import { GenericStore, NAMESPACES_GR } from "./registry/generic-store.js";
 import { ResourceRegistry } from "./registry/resource-registry.js";
@@ -62,6 +67,15 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
     jobTimer = undefined;
     if (after !== undefined && auto) jobTimer = setTimeout(() => jobc.poke(), Math.max(after, 10));
   };
+  const statefulSets = new StatefulSetController(store, registry);
+  // minReadySeconds: the pass says when a pod becomes available; one timer, as for jobs.
+  let stsTimer: NodeJS.Timeout | undefined;
+  const stsPass = () => {
+    const after = statefulSets.pass();
+    if (stsTimer) clearTimeout(stsTimer);
+    stsTimer = undefined;
+    if (after !== undefined && auto) stsTimer = setTimeout(() => stsc.poke(), Math.max(after, 10));
+  };
   const onError = (what: string) => (err: unknown) => opts.logger?.error({ err }, `${what} pass failed`);
   const auto = opts.autoReconcile ?? true;
   // The GC looks only at what events since its last pass touched; passes at most every 25 ms.
@@ -69,6 +83,7 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
   const nsc = new PassScheduler(nsPass, onError("namespace controller"));
   const crdc = new PassScheduler(crdPass, onError("CRD finalizer"));
   const jobc = new PassScheduler(jobPass, onError("job controller"));
+  const stsc = new PassScheduler(stsPass, onError("statefulset controller"));
   objects.subscribe((e) => {
     crds.onEvent(e);
     const gcWork = collector.observe(e);
@@ -78,13 +93,23 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
     if (e.gr === NAMESPACES_GR || e.type === "DELETED") nsc.poke();
     if (e.gr === CRDS_GR || e.type === "DELETED") crdc.poke();
     if (e.gr === JOBS_GR || m.ownerReferences?.some((r) => r.kind === "Job")) jobc.poke();
+    // A StatefulSet's pods and claims, its revisions, and orphans or freed names it may take.
+    if (
+      e.gr === STATEFULSETS_GR ||
+      e.gr === CONTROLLER_REVISIONS_GR ||
+      (e.gr !== NAMESPACES_GR &&
+        (e.type === "DELETED" ||
+          !m.ownerReferences?.some((r) => r.controller) ||
+          m.ownerReferences.some((r) => r.kind === "StatefulSet")))
+    )
+      stsc.poke();
   });
   const nsDef = registry.get("", "v1", "namespaces")!;
   for (const ns of SYSTEM_NAMESPACES)
     if (!store.peek(nsDef, undefined, ns))
       store.create(nsDef, undefined, { metadata: { name: ns } }, systemContext(opts.clock, "kube-apiserver"));
   objects.beginWatchWindows();
-  if (auto) for (const s of [gc, nsc, crdc, jobc]) s.poke();
+  if (auto) for (const s of [gc, nsc, crdc, jobc, stsc]) s.poke();
   // Event expiry sweeps a tenth of the TTL apart (at most a minute), so an Event outlives its
   // TTL by at most that much.
   const eventTtlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
@@ -111,12 +136,14 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
         nsPass();
         gcPass();
         jobs.pass();
+        statefulSets.pass();
         if (objects.currentRv() === before) return;
       }
     },
     stop() {
-      for (const s of [gc, nsc, crdc, jobc]) s.stop();
+      for (const s of [gc, nsc, crdc, jobc, stsc]) s.stop();
       if (jobTimer) clearTimeout(jobTimer);
+      if (stsTimer) clearTimeout(stsTimer);
       if (eventSweep) clearInterval(eventSweep);
       objects.close();
     },
