@@ -6,28 +6,40 @@
  * returned, as upstream returns UpdateStatefulSet's error. Each drive gives up after a bounded
  * number of syncs, so a controller that stops making progress fails instead of hanging.
  */
+import type { V1Pod } from "@kubernetes/client-node";
 import { check, type Invariant } from "./invariants.js";
 import { isReady, ordinalOf, podVersion, type TableWorld } from "./world.js";
 
 export type Pick = (n: number) => number;
-const MAX_SYNCS = 400;
+/** Iterations (a pod change, mostly followed by a sync) before a drive gives up. */
+const MAX_SYNCS = 2000;
 
-/** Moves one random pod forward: Pending → Running → Running and Ready. */
-function advanceRandomPod(w: TableWorld, pick: Pick): void {
+function canAdvance(pod: V1Pod): boolean {
+  if (pod.metadata?.deletionTimestamp !== undefined) return false;
+  return pod.status?.phase === "Pending" || (pod.status?.phase === "Running" && !isReady(pod));
+}
+
+/**
+ * Moves one random pod forward: Pending → Running → Running and Ready. Returns whether a sync
+ * should follow: upstream skips the sync when the chosen pod cannot move (`default: continue`);
+ * here also, unless no pod can move (then only a sync changes anything).
+ */
+function advanceRandomPod(w: TableWorld, pick: Pick): boolean {
   const pods = w.pods();
-  if (pods.length === 0) return;
+  if (!pods.some(canAdvance)) return true;
   const pod = pods[pick(pods.length)];
-  if (pod === undefined || pod.metadata?.deletionTimestamp !== undefined) return;
+  if (pod === undefined || !canAdvance(pod)) return false;
   const ordinal = ordinalOf(pod);
   if (pod.status?.phase === "Pending") w.setPodRunning(ordinal);
-  else if (pod.status?.phase === "Running" && !isReady(pod)) w.setPodReady(ordinal);
+  else w.setPodReady(ordinal);
+  return true;
 }
 
 /** scaleUpStatefulSetControl: until readyReplicas reaches replicas. */
 export async function scaleUp(w: TableWorld, invariant: Invariant, pick: Pick): Promise<unknown> {
   for (let i = 0; w.status().readyReplicas < w.spec().replicas; i++) {
     if (i > MAX_SYNCS) throw new Error(`scale up: no progress after ${MAX_SYNCS} syncs`);
-    advanceRandomPod(w, pick);
+    if (!advanceRandomPod(w, pick)) continue;
     const out = await w.sync();
     if (out.error !== undefined) return out.error;
     check(w, invariant);
@@ -82,7 +94,7 @@ export async function updateControl(w: TableWorld, invariant: Invariant, pick: P
   if (out.error !== undefined) return out.error;
   for (let i = 0; !updateComplete(w); i++) {
     if (i > MAX_SYNCS) throw new Error(`update: not complete after ${MAX_SYNCS} syncs`);
-    advanceRandomPod(w, pick);
+    if (!advanceRandomPod(w, pick)) continue;
     out = await w.sync();
     if (out.error !== undefined) return out.error;
     check(w, invariant);
