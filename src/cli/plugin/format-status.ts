@@ -1,8 +1,11 @@
+import { brokenPetsSuffix } from "../../api/broken-pet-message.js";
 import type { RolloutState } from "./rollout-state.js";
 
 /**
  * Human lines for `kubectl petset status`. Plain lines are printed when they change (logs,
- * CI); on a terminal the same facts become one progress line redrawn in place.
+ * CI); on a terminal the same facts become one progress line redrawn in place. Broken pets
+ * (named by the controller in the Progressing message) follow the counts in every phase but
+ * observing and complete; on a terminal, brokenPetHints says what to do about them.
  */
 export function statusLine(s: RolloutState): string {
   const who = `petset "${s.name}"`;
@@ -12,14 +15,51 @@ export function statusLine(s: RolloutState): string {
     case "complete":
       return `${who}: rollout complete: ${s.updated} of ${s.desired} pods at version ${v(s.updateVersion)}, ${s.ready} ready`;
     case "failed":
-      return `${who}: rollout failed: ${s.reason ?? "unknown"}${s.message ? `: ${s.message}` : ""}`;
+      return `${who}: rollout failed: ${s.reason ?? "unknown"}${s.message ? `: ${s.message}` : ""}${broken(s)}`;
     case "paused":
-      return `${who}: paused at ${counts(s)}; kubectl petset resume ${s.name} continues the rollout`;
+      return `${who}: paused at ${counts(s)}${broken(s)}; kubectl petset resume ${s.name} continues the rollout`;
     case "stepPaused":
-      return `${who}: ${stepText(s)}; ${counts(s)}; kubectl petset promote ${s.name} continues the rollout`;
+      return `${who}: ${stepText(s)}; ${counts(s)}${broken(s)}; kubectl petset promote ${s.name} continues the rollout`;
     case "progressing":
-      return `${who}: ${transition(s)}: ${counts(s)}${s.step !== undefined ? `, ${stepText(s)}` : reason(s)}`;
+      return `${who}: ${transition(s)}: ${counts(s)}${broken(s)}${s.step !== undefined ? `, ${stepText(s)}` : reason(s)}`;
   }
+}
+
+/** `; broken pet web-2: CrashLoopBackOff, 13 restarts, at version 4`, or nothing. */
+function broken(s: RolloutState): string {
+  return brokenPetsSuffix(s.brokenPets, s.moreBroken);
+}
+
+/**
+ * On a terminal, under the status line while pets are broken: the ways out. A fix is a new
+ * version, which replaces pods that never became Ready at once (SPEC rule 4); waiting ends at
+ * the progress deadline, which the broken pets do not change.
+ */
+export function brokenPetHints(s: RolloutState): string[] {
+  if (s.brokenPets.length === 0 || s.phase === "complete" || s.phase === "observing") return [];
+  const image = s.containers.length === 1 ? `${s.containers[0]}=IMAGE` : "CONTAINER=IMAGE";
+  const lines = [
+    [`kubectl petset rollback ${s.name}`, "go back to the previous version"],
+    [`kubectl petset set image ${s.name} ${image}`, "roll out a fix; broken pets are replaced at once"],
+  ];
+  const width = Math.max(...lines.map(([cmd]) => (cmd ?? "").length));
+  return [
+    "broken pets: what to do",
+    ...lines.map(([cmd, what]) => `  ${(cmd ?? "").padEnd(width)}  ${what}`),
+    ...waitHint(s),
+  ];
+}
+
+/** Waiting ends at the progress deadline, which does not run while paused. */
+function waitHint(s: RolloutState): string[] {
+  const after = `after ${s.progressDeadlineSeconds}s without progress`;
+  if (s.phase === "paused" || s.phase === "stepPaused") return [];
+  if (s.autoRollback)
+    return [
+      `  or wait: it rolls back by itself ${s.phase === "failed" ? "" : `${after} `}(spec.autoRollback)`,
+    ];
+  if (s.phase === "failed") return [];
+  return [`  or wait: the rollout fails ${after} (spec.progressDeadlineSeconds)`];
 }
 
 /** "step 2 of 5 (pause) of version 3: paused until promoted". */
@@ -53,6 +93,9 @@ export function progressLine(s: RolloutState, width: number): string {
     `${s.ready}/${s.desired} ready`,
     versions,
     s.phase === "observing" ? "observing" : (s.reason ?? s.phase),
+    ...(s.brokenPets.length > 0
+      ? [`broken: ${s.brokenPets.map((p) => p.pet).join(",")}${s.moreBroken > 0 ? ` +${s.moreBroken}` : ""}`]
+      : []),
     ...(s.step !== undefined ? [`step ${s.step.step}/${s.step.total} ${s.step.description}`] : []),
   ];
   const line = parts.join("  ");

@@ -1,3 +1,4 @@
+import { type BrokenPet, parseBrokenPets } from "../../api/broken-pet-message.js";
 import {
   type Condition,
   ConditionTypes,
@@ -18,6 +19,9 @@ import {
  * - `paused`: `spec.paused`, or Progressing reason Paused;
  * - `stepPaused`: a step-wise rollout waits at a pause (Progressing reason StepPaused);
  * - `progressing`: anything else.
+ *
+ * Whatever the phase, the pets the Progressing message names as broken (format:
+ * src/api/broken-pet-message.ts) are read out of it: `brokenPets`, and `message` without them.
  */
 export type RolloutPhase = "observing" | "progressing" | "paused" | "stepPaused" | "complete" | "failed";
 
@@ -36,7 +40,16 @@ export interface RolloutState {
   readonly currentVersion: number | undefined;
   readonly updateVersion: number | undefined;
   readonly reason: string | undefined;
+  /** The Progressing message without its broken-pet parts. */
   readonly message: string | undefined;
+  /** Pets of the target version that will not become Ready without a change (at most 3). */
+  readonly brokenPets: readonly BrokenPet[];
+  /** Broken pets beyond those named. */
+  readonly moreBroken: number;
+  /** What a user can do about broken pets: the containers to `set image`, the deadline. */
+  readonly containers: readonly string[];
+  readonly progressDeadlineSeconds: number;
+  readonly autoRollback: boolean;
   /** The step-wise rollout in flight (status.rolloutStep). */
   readonly step: NonNullable<PetSetStatus["rolloutStep"]> | undefined;
 }
@@ -50,6 +63,7 @@ export function rolloutState(petSet: PetSet): RolloutState {
     (status?.observedGeneration !== undefined && status.observedGeneration >= metadata.generation);
   const toUpdate = petsToUpdate(petSet);
   const updated = status?.updatedReplicas ?? 0;
+  const broken = parseBrokenPets(progressing?.message);
   const phase = ((): RolloutPhase => {
     if (!observed) return "observing";
     if (progressing?.reason === ProgressingReasons.progressDeadlineExceeded && progressing.status === "False")
@@ -73,7 +87,12 @@ export function rolloutState(petSet: PetSet): RolloutState {
     currentVersion: status?.currentVersion,
     updateVersion: status?.updateVersion,
     reason: progressing?.reason,
-    message: progressing?.message,
+    message: progressing?.message === undefined ? undefined : broken.rest,
+    brokenPets: broken.named,
+    moreBroken: broken.more,
+    containers: spec.template.spec.containers.map((c) => c.name),
+    progressDeadlineSeconds: spec.progressDeadlineSeconds,
+    autoRollback: spec.autoRollback,
     step: status?.rolloutStep,
   };
 }

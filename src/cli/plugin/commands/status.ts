@@ -1,7 +1,7 @@
 import type { CommandContext } from "../context.js";
 import { formatDuration } from "../duration.js";
 import { PluginError } from "../errors.js";
-import { progressLine, statusLine } from "../format-status.js";
+import { brokenPetHints, progressLine, statusLine } from "../format-status.js";
 import { type RolloutState, rolloutState, StatusExit } from "../rollout-state.js";
 
 export interface StatusOptions {
@@ -25,14 +25,21 @@ export async function statusCommand(
   if (!options.watch && options.timeoutMs === undefined) {
     const state = rolloutState(await api.getPetSet(name));
     io.stdout.write(`${statusLine(state)}\n`);
+    if (io.stdout.isTTY) io.stdout.write(lines(brokenPetHints(state)));
     return exitCodeOf(state);
   }
   const tty = io.stdout.isTTY;
   let lastLine = "";
+  let lastBroken = "";
   let last: RolloutState | undefined;
   const show = (state: RolloutState) => {
     last = state;
     if (tty) {
+      // Newly broken pets: their line and what to do, printed above the redrawn bar.
+      const broken = state.brokenPets.map((p) => p.pet).join(",");
+      if (broken !== "" && broken !== lastBroken)
+        io.stdout.write(`\r\x1b[2K${statusLine(state)}\n${lines(brokenPetHints(state))}`);
+      lastBroken = broken;
       io.stdout.write(`\r\x1b[2K${progressLine(state, (io.stdout.columns ?? 80) - 1)}`);
       return;
     }
@@ -65,6 +72,10 @@ export async function statusCommand(
   }
   if (tty) io.stdout.write(`${statusLine(final)}\n`);
   return StatusExit.complete;
+}
+
+function lines(text: readonly string[]): string {
+  return text.map((l) => `${l}\n`).join("");
 }
 
 function exitCodeOf(state: RolloutState): number {
