@@ -121,7 +121,8 @@ export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi 
         );
         return parse(PetSetSchema, result, `petset "${name}"`);
       } catch (err) {
-        throw translateApiError(err, notFound(name));
+        const error = translateApiError(err, notFound(name));
+        throw error instanceof PetSetNotFoundError ? await explainNotFound(name, err) : error;
       }
     },
     async jsonPatchPetSet(name, ops, options = {}) {
@@ -138,7 +139,8 @@ export function kubePetSetApi({ kubeConfig, namespace }: Connection): PetSetApi 
         );
         return parse(PetSetSchema, result, `petset "${name}"`);
       } catch (err) {
-        throw translateApiError(err, notFound(name));
+        const error = translateApiError(err, notFound(name));
+        throw error instanceof PetSetNotFoundError ? await explainNotFound(name, err) : error;
       }
     },
     watchPetSet(name, until, timeoutMs) {

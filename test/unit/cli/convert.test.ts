@@ -8,6 +8,28 @@ import { statefulSet } from "./statefulset-fixtures.js";
 const sts = (spec: Record<string, unknown> = {}) => statefulSet("nginx:1.27", spec);
 
 describe("convertStatefulSet", () => {
+  it("issue 31 item 4: never copies petset.dev/* bookkeeping labels or annotations into the manifest", () => {
+    const released = sts();
+    const metadata = released.metadata as {
+      labels: Record<string, string>;
+      annotations: Record<string, string>;
+    };
+    metadata.annotations = {
+      ...metadata.annotations,
+      "petset.dev/released-from": "petset/web",
+      "petset.dev/release-snapshot": '{"statefulSetUid":"u","pods":{}}',
+      "petset.dev/release-update-strategy": '{"type":"OnDelete"}',
+    };
+    metadata.labels = { ...metadata.labels, "petset.dev/petset": "web" };
+    const out = convertStatefulSet(released) as { metadata: Record<string, unknown> };
+    expect(out.metadata).toEqual({
+      name: "web",
+      namespace: "default",
+      labels: { app: "web" },
+      annotations: { team: "storage" },
+    });
+  });
+
   it("keeps the overlapping fields, drops status and server-set metadata", () => {
     const out = convertStatefulSet(sts({ ordinals: { start: 5 }, minReadySeconds: 10 })) as {
       apiVersion: string;

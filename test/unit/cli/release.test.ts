@@ -83,8 +83,11 @@ describe("kubectl petset release", () => {
       "patch pod web-1",
       "patch pod web-2",
       "patch statefulset web",
+      "patch statefulset web",
     ]);
     const sts = api.statefulSets.get("web");
+    // issue 31 item 4: no bookkeeping left behind for `convert` to copy into Git.
+    expect(Object.keys(sts?.metadata.annotations ?? {}).filter((k) => k.startsWith("petset.dev/"))).toEqual([]);
     expect(sts?.spec).toMatchObject({
       updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition: 0 } },
     });

@@ -1,6 +1,7 @@
 import { ConditionTypes, type PetSet, type PetSetVersion, versionName } from "../../../api/index.js";
 import { petOrdinal } from "../../../controller/planner/ownership.js";
-import type { CommandContext } from "../context.js";
+import type { Clock } from "../../../util/clock.js";
+import { type CommandContext, objectRef } from "../context.js";
 import { formatDuration } from "../duration.js";
 import { PluginError } from "../errors.js";
 import { formatTable } from "../format-table.js";
@@ -21,6 +22,7 @@ import {
 import { planImport, versionsToCreate } from "../migrate/import-plan.js";
 import { type Claim, controllerRef, type Pod, statefulSetRef } from "../migrate/objects.js";
 import type { PetSetApi } from "../petset-api.js";
+import { waitFor } from "./migration-wait.js";
 
 /** Steps after which a hidden `--stop-after` ends the run: how tests interrupt an adoption. */
 export const ADOPT_STEPS = ["versions", "petset", "labels", "orphan"] as const;
@@ -150,43 +152,68 @@ async function finish(
   options: AdoptOptions,
 ): Promise<number> {
   const { api, io } = ctx;
-  const deadline = Date.now() + options.timeoutMs;
-  const poll = options.pollMs ?? 1000;
+  const deadline = ctx.clock.now() + options.timeoutMs;
+  const timing = { deadline, pollMs: options.pollMs ?? 1000 };
   const stsUid = snapshot.statefulSetUid;
   const heldByStatefulSet = (o: Pod | Claim) =>
     (o.metadata.ownerReferences ?? []).some((r) => r.uid === stsUid);
   const snapshotNames = new Set(Object.keys(snapshot.pods));
-  await pollUntil(
-    `the garbage collector to orphan the pods and claims of ${statefulSetRef(name)}`,
-    deadline,
-    poll,
-    async () => {
-      if ((await api.getStatefulSet(name))?.metadata.uid === stsUid) return false;
-      const [pods, claims] = await Promise.all([api.listPods(), api.listClaims()]);
-      return ![...pods, ...claims].some(heldByStatefulSet);
+  const resume = `run \`kubectl petset adopt statefulset/${name}\` again to resume`;
+  await waitFor(
+    ctx,
+    {
+      what: `the garbage collector to orphan the pods and claims of ${statefulSetRef(name)}`,
+      stalled: (stillFor) =>
+        `the garbage collector has not orphaned the pods and claims of ${statefulSetRef(name)} for ${stillFor}: is kube-controller-manager running? Once it is, ${resume}`,
+      look: async () => {
+        const sts = await api.getStatefulSet(name);
+        const present = sts?.metadata.uid === stsUid;
+        const [pods, claims] = await Promise.all([api.listPods(), api.listClaims()]);
+        const held = [...pods, ...claims].filter(heldByStatefulSet).map((o) => o.metadata.name ?? "");
+        return {
+          done: !present && held.length === 0 ? true : undefined,
+          progress: present
+            ? `${statefulSetRef(name)} is still there (its deletion is pending)`
+            : `${held.length} pods and claims still held: ${held.join(", ")}`,
+          seen: JSON.stringify({ present, rv: present ? sts?.metadata.resourceVersion : undefined, held }),
+        };
+      },
     },
+    timing,
   );
   io.stdout.write(`${statefulSetRef(name)} gone; its pods and claims have no controller\n`);
 
-  const petSet = await pollUntil(
-    `petset "${name}" to adopt its pods and become Available`,
-    deadline,
-    poll,
-    async () => {
-      const current = await api.getPetSet(name);
-      const pods = (await api.listPods()).filter((p) => snapshotNames.has(p.metadata.name ?? ""));
-      const ownedByPetSet = (o: Pod | Claim) => controllerRef(o.metadata)?.uid === current.metadata.uid;
-      // Claims are the PetSet's only with whenDeleted: Delete (as StatefulSets own them).
-      const claimsOwned =
-        current.spec.persistentVolumeClaimRetentionPolicy.whenDeleted !== "Delete" ||
-        (await api.listClaims()).filter((c) => petClaim(name, current, c)).every(ownedByPetSet);
-      const adopted = pods.every(ownedByPetSet) && claimsOwned;
-      const available = current.status?.conditions.some(
-        (c) => c.type === ConditionTypes.available && c.status === "True",
-      );
-      const observed = (current.status?.observedGeneration ?? 0) >= (current.metadata.generation ?? 0);
-      return adopted && available && observed ? current : undefined;
+  const petSet = await waitFor(
+    ctx,
+    {
+      what: `petset "${name}" to adopt its pods and become Available`,
+      stalled: (stillFor) =>
+        `no petset controller has updated ${objectRef(name)}'s status for ${stillFor} (awaited: it adopts the pods and becomes Available): is the petset controller running (\`petset controller\`, or \`make run\`)? Once it is, ${resume}`,
+      look: async () => {
+        const current = await api.getPetSet(name);
+        const pods = (await api.listPods()).filter((p) => snapshotNames.has(p.metadata.name ?? ""));
+        const ownedByPetSet = (o: Pod | Claim) => controllerRef(o.metadata)?.uid === current.metadata.uid;
+        // Claims are the PetSet's only with whenDeleted: Delete (as StatefulSets own them).
+        const claimsOwned =
+          current.spec.persistentVolumeClaimRetentionPolicy.whenDeleted !== "Delete" ||
+          (await api.listClaims()).filter((c) => petClaim(name, current, c)).every(ownedByPetSet);
+        const ownedPods = pods.filter(ownedByPetSet).length;
+        const available = current.status?.conditions.some(
+          (c) => c.type === ConditionTypes.available && c.status === "True",
+        );
+        const observed = (current.status?.observedGeneration ?? 0) >= (current.metadata.generation ?? 0);
+        const done = ownedPods === pods.length && claimsOwned && available && observed ? current : undefined;
+        return {
+          done,
+          progress: `${ownedPods} of ${pods.length} pods owned, ${available ? "Available" : "not Available yet"}`,
+          seen: JSON.stringify({
+            status: current.status ?? null,
+            owners: pods.map((p) => controllerRef(p.metadata)?.uid ?? ""),
+          }),
+        };
+      },
     },
+    timing,
   );
   io.stdout.write(`petset.petset.dev/${name} adopted ${snapshotNames.size} pods and is Available\n`);
 
@@ -287,19 +314,20 @@ export function statefulSetName(target: string): string {
 
 /** Calls `check` until it returns a value (true counts), failing with a Timeout error at the deadline. */
 export async function pollUntil<T>(
+  clock: Clock,
   what: string,
   deadline: number,
   intervalMs: number,
   check: () => Promise<T | false | undefined>,
 ): Promise<T> {
-  const started = Date.now();
+  const started = clock.now();
   for (;;) {
     const result = await check();
     if (result !== undefined && result !== false) return result;
-    if (Date.now() >= deadline)
+    if (clock.now() >= deadline)
       throw new PluginError(
         "Timeout",
-        `timed out after ${formatDuration(Date.now() - started)} waiting for ${what}; run the same command again to resume`,
+        `timed out after ${formatDuration(clock.now() - started)} waiting for ${what}; run the same command again to resume`,
         2,
       );
     await new Promise((resolve) => setTimeout(resolve, intervalMs));

@@ -13,6 +13,7 @@ import {
   statefulSetFor,
 } from "../migrate/release-plan.js";
 import { pollUntil } from "./adopt.js";
+import { waitFor } from "./migration-wait.js";
 
 export interface ReleaseOptions {
   readonly timeoutMs: number;
@@ -33,16 +34,18 @@ export async function releaseCommand(
   options: ReleaseOptions,
 ): Promise<number> {
   const { api, io } = ctx;
-  const deadline = Date.now() + options.timeoutMs;
+  const deadline = ctx.clock.now() + options.timeoutMs;
   const poll = options.pollMs ?? 1000;
   let sts = await api.getStatefulSet(name);
-  const petSet = await findPetSet(ctx, name);
-  if (sts !== undefined && sts.metadata.annotations?.[ReleaseAnnotations.releasedFrom] !== `petset/${name}`)
+  const found = await findPetSet(ctx, name);
+  const petSet = found instanceof PluginError ? undefined : found;
+  const ours = sts?.metadata.annotations?.[ReleaseAnnotations.releasedFrom] === `petset/${name}`;
+  // No PetSet and no release to resume: the PetSet's not-found error, which lists what exists.
+  if (found instanceof PluginError && !ours) throw found;
+  if (sts !== undefined && !ours)
     throw new ReleaseRefusedError(
       `statefulset "${name}" already exists and was not made by releasing petset "${name}" (no annotation ${ReleaseAnnotations.releasedFrom})`,
     );
-  if (petSet === undefined && sts === undefined)
-    throw new PluginError("NotFound", `petset "${name}" not found in namespace "${api.namespace}"`);
 
   if (petSet !== undefined) {
     if (sts === undefined) {
@@ -58,20 +61,32 @@ export async function releaseCommand(
   const snapshot = parseSnapshot(sts);
   const petSetUid = snapshot.statefulSetUid;
 
-  const owned = await pollUntil(
-    `${statefulSetRef(name)} to adopt the pods and record its revision`,
-    deadline,
-    poll,
-    async () => {
-      const current = await api.getStatefulSet(name);
-      if (current === undefined)
-        throw new PluginError("NotFound", `statefulset "${name}" was deleted while releasing`);
-      if ((await findPetSet(ctx, name))?.metadata.uid === petSetUid) return undefined;
-      const pods = (await api.listPods()).filter((p) => snapshot.pods[p.metadata.name ?? ""] !== undefined);
-      const revision = current.status?.updateRevision;
-      const adopted = pods.every((p) => controllerRef(p.metadata)?.uid === current.metadata.uid);
-      return adopted && revision !== undefined ? { current, revision, pods } : undefined;
+  const stalled = (awaited: string) => (stillFor: string) =>
+    `no StatefulSet controller has updated ${statefulSetRef(name)}'s status for ${stillFor} (awaited: ${awaited}): is kube-controller-manager running? Once it is, run \`kubectl petset release ${name}\` again to resume`;
+  const owned = await waitFor(
+    ctx,
+    {
+      what: `${statefulSetRef(name)} to adopt the pods and record its revision`,
+      stalled: stalled("it adopts the pods and records its revision"),
+      look: async () => {
+        const current = await api.getStatefulSet(name);
+        if (current === undefined)
+          throw new PluginError("NotFound", `statefulset "${name}" was deleted while releasing`);
+        const pods = (await api.listPods()).filter((p) => snapshot.pods[p.metadata.name ?? ""] !== undefined);
+        const owners = pods.map((p) => controllerRef(p.metadata)?.uid ?? "");
+        const seen = JSON.stringify({ status: current.status ?? null, owners });
+        const still = await findPetSet(ctx, name);
+        if (!(still instanceof PluginError) && still.metadata.uid === petSetUid)
+          return { progress: `petset "${name}" is still being deleted`, seen };
+        const revision = current.status?.updateRevision;
+        const adopted = owners.filter((uid) => uid === current.metadata.uid).length;
+        const progress = `${adopted} of ${pods.length} pods owned, ${revision === undefined ? "no revision recorded yet" : `revision ${revision}`}`;
+        const done =
+          adopted === pods.length && revision !== undefined ? { current, revision, pods } : undefined;
+        return { done, progress, seen };
+      },
     },
+    { deadline, pollMs: poll },
   );
   io.stdout.write(`${statefulSetRef(name)} owns the pods; revision ${owned.revision}\n`);
 
@@ -79,7 +94,7 @@ export async function releaseCommand(
     const podName = listed.metadata.name ?? "";
     // The StatefulSet controller and the kubelet write the pods it has just adopted: a 409 on
     // the resourceVersion precondition means "read it again", not failure.
-    const labelled = await pollUntil(`pod/${podName} to be labelled`, deadline, poll, async () => {
+    const labelled = await pollUntil(ctx.clock, `pod/${podName} to be labelled`, deadline, poll, async () => {
       const pod = (await api.listPods()).find((p) => p.metadata.name === podName);
       if (pod === undefined)
         throw new PluginError("NotFound", `pod "${podName}" was deleted while releasing`);
@@ -109,28 +124,37 @@ export async function releaseCommand(
       io.stdout.write(`petsetversion.petset.dev/${version.metadata.name} deleted (orphaned history)\n`);
     }
 
-  await pollUntil(
-    `${statefulSetRef(name)} to report every pod current and Ready`,
-    deadline,
-    poll,
-    async () => {
-      const current = await api.getStatefulSet(name);
-      const status = current?.status as
-        | {
-            readyReplicas?: number;
-            currentRevision?: string;
-            updateRevision?: string;
-            observedGeneration?: number;
-          }
-        | undefined;
-      const replicas = current?.spec.replicas ?? 1;
-      return status !== undefined &&
-        status.observedGeneration === current?.metadata.generation &&
-        status.currentRevision === status.updateRevision &&
-        status.readyReplicas === replicas
-        ? true
-        : undefined;
+  await waitFor(
+    ctx,
+    {
+      what: `${statefulSetRef(name)} to report every pod current and Ready`,
+      stalled: stalled("it reports every pod current and Ready"),
+      look: async () => {
+        const current = await api.getStatefulSet(name);
+        const status = current?.status as
+          | {
+              readyReplicas?: number;
+              currentRevision?: string;
+              updateRevision?: string;
+              observedGeneration?: number;
+            }
+          | undefined;
+        const replicas = current?.spec.replicas ?? 1;
+        const done =
+          status !== undefined &&
+          status.observedGeneration === current?.metadata.generation &&
+          status.currentRevision === status.updateRevision &&
+          status.readyReplicas === replicas
+            ? true
+            : undefined;
+        return {
+          done,
+          progress: `${status?.readyReplicas ?? 0} of ${replicas} Ready, current revision ${status?.currentRevision ?? "<none>"}, update revision ${status?.updateRevision ?? "<none>"}`,
+          seen: JSON.stringify(status ?? null),
+        };
+      },
     },
+    { deadline, pollMs: poll },
   );
   const comparison = comparePods(snapshot, await api.listPods());
   io.stdout.write(
@@ -151,6 +175,13 @@ export async function releaseCommand(
     );
     return 1;
   }
+  // Done: the StatefulSet is an ordinary one again, with none of release's bookkeeping (which
+  // `kubectl get sts -o yaml | kubectl petset convert -f -` would otherwise carry into Git).
+  await api.patchStatefulSet(name, {
+    metadata: {
+      annotations: { [ReleaseAnnotations.releasedFrom]: null, [ReleaseAnnotations.snapshot]: null },
+    },
+  });
   io.stdout.write(`petset.petset.dev/${name} released to ${statefulSetRef(name)}: no pod restarted\n`);
   return 0;
 }
@@ -168,11 +199,12 @@ function parseSnapshot(sts: StatefulSet): AdoptSnapshot {
   );
 }
 
-async function findPetSet(ctx: CommandContext, name: string): Promise<PetSet | undefined> {
+/** The PetSet, or the error that says it is not found (and lists what the namespace has). */
+async function findPetSet(ctx: CommandContext, name: string): Promise<PetSet | PluginError> {
   try {
     return await ctx.api.getPetSet(name);
   } catch (err) {
-    if (err instanceof PluginError && err.reason === "NotFound") return undefined;
+    if (err instanceof PluginError && err.reason === "NotFound") return err;
     throw err;
   }
 }

@@ -41,6 +41,19 @@ const SAME_FIELDS = [
 
 /** Annotations the API server or kubectl wrote about the StatefulSet, not the user. */
 const DROPPED_ANNOTATIONS = new Set(["kubectl.kubernetes.io/last-applied-configuration"]);
+/**
+ * Object labels and annotations under `petset.dev/` are bookkeeping of petset's tools (adopt's
+ * and release's snapshots, where an object came from), never part of a manifest for Git.
+ */
+const BOOKKEEPING_PREFIX = "petset.dev/";
+
+/** Labels or annotations of the object's metadata, without bookkeeping and `dropped`. */
+function userKeys(map: unknown, dropped: ReadonlySet<string> = new Set()): Json {
+  if (!isObject(map)) return {};
+  return Object.fromEntries(
+    Object.entries(map).filter(([k]) => !dropped.has(k) && !k.startsWith(BOOKKEEPING_PREFIX)),
+  );
+}
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -78,17 +91,15 @@ export function convertStatefulSet(object: unknown): Json {
   if (out.volumeClaimTemplates !== undefined)
     out.volumeClaimTemplates = cleanClaimTemplates(what, out.volumeClaimTemplates);
 
-  const labels = isObject(metadata.labels) ? metadata.labels : undefined;
-  const annotations = isObject(metadata.annotations)
-    ? Object.fromEntries(Object.entries(metadata.annotations).filter(([k]) => !DROPPED_ANNOTATIONS.has(k)))
-    : {};
+  const labels = userKeys(metadata.labels);
+  const annotations = userKeys(metadata.annotations, DROPPED_ANNOTATIONS);
   return {
     apiVersion: API_VERSION,
     kind: PETSET_KIND,
     metadata: {
       name,
       ...(typeof metadata.namespace === "string" ? { namespace: metadata.namespace } : {}),
-      ...(labels && Object.keys(labels).length > 0 ? { labels } : {}),
+      ...(Object.keys(labels).length > 0 ? { labels } : {}),
       ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
     },
     spec: out,
