@@ -5,8 +5,11 @@
  * only in progress (the replica counts, `ready`, and condition messages, with every condition's
  * type, status and reason unchanged) is written at most once per interval per PetSet; the last
  * one of a burst is written when the interval ends (the sync is requeued for it). Anything else
- * (a condition turning, a new observedGeneration or version, hooks, steps) is written at once.
+ * (a condition turning, a new observedGeneration or version, hooks, steps, which pets a
+ * message names as broken) is written at once: the planner reads the stored message to warn
+ * once per broken pet (planner/broken-pets.ts), so a held-back naming would warn twice.
  */
+import { parseBrokenPets } from "../api/broken-pet-message.js";
 import type { Condition, PetSetStatus } from "../api/index.js";
 import { canonicalStatus } from "./status-compare.js";
 
@@ -26,7 +29,12 @@ const PROGRESS_FIELDS = [
 function withoutProgress(status: PetSetStatus): PetSetStatus {
   const out: Record<string, unknown> = { ...status };
   for (const f of PROGRESS_FIELDS) delete out[f];
-  out.conditions = status.conditions.map((c: Condition) => ({ ...c, message: undefined }));
+  out.conditions = status.conditions.map((c: Condition) => ({
+    ...c,
+    message: parseBrokenPets(c.message)
+      .named.map((p) => p.pet)
+      .join(","),
+  }));
   return out as PetSetStatus;
 }
 

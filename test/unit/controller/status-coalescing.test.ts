@@ -33,6 +33,21 @@ function status(
 }
 
 describe("progressOnly", () => {
+  it("issue 31 item 2: a pet newly named broken is written at once; its restart count is progress", () => {
+    const named = status(
+      {},
+      "RollingOut",
+      "1 of 3 pets; broken pet web-2: CrashLoopBackOff, 1 restart, at version 2",
+    );
+    expect(progressOnly(status(), named)).toBe(false);
+    const later = status(
+      {},
+      "RollingOut",
+      "1 of 3 pets; broken pet web-2: CrashLoopBackOff, 4 restarts, at version 2",
+    );
+    expect(progressOnly(named, later)).toBe(true);
+  });
+
   it("counts, ready and condition messages are progress", () => {
     const next = status({ readyReplicas: 2, updatedReplicas: 2, ready: "2/3" }, "RollingOut", "2 of 3 pets");
     expect(progressOnly(status(), next)).toBe(true);
