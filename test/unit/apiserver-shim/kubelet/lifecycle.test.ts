@@ -95,6 +95,28 @@ describe("simulated kubelet lifecycle (golden)", () => {
     await expect(golden(api.log)).toMatchFileSnapshot("golden/image-change.yaml");
   });
 
+  it("readiness probe stand-in: kubelet.petset.dev/ready=false keeps or makes a pod unready until removed", async () => {
+    const api = await setup();
+    const paused = pod("web-0", { app: "nginx:1.27" });
+    Object.assign(paused.metadata as object, { annotations: { "kubelet.petset.dev/ready": "false" } });
+    api.create("pods", paused);
+    api.create("pods", pod("web-1", { app: "nginx:1.27" }));
+    await api.advance(1_000);
+    expect(condition(podOf(api, "web-0"), "Ready")).toBe("False");
+    expect(condition(podOf(api, "web-1"), "Ready")).toBe("True");
+    // resume web-0, break web-1
+    api.update("pods", "default/web-0", (p) => {
+      (p.metadata as { annotations: Record<string, string> }).annotations = {};
+    });
+    api.update("pods", "default/web-1", (p) => {
+      (p.metadata as { annotations?: Record<string, string> }).annotations = { "kubelet.petset.dev/ready": "false" };
+    });
+    await api.advance(1_000);
+    expect(condition(podOf(api, "web-0"), "Ready")).toBe("True");
+    expect(condition(podOf(api, "web-1"), "Ready")).toBe("False");
+    await expect(golden(api.log)).toMatchFileSnapshot("golden/probe.yaml");
+  });
+
   it("graceful deletion: containers stop, pod deleted with grace 0; finalizers hold it", async () => {
     const api = await setup();
     api.create("pods", pod("web-0", { app: "nginx:1.27" }));
