@@ -241,12 +241,18 @@ export async function canAdopt(
  * without label petset.dev/petset (the caches only hold labelled pods), e.g. a StatefulSet's
  * pod of the same name. Read it uncached; petset never touches it, and says so. "gone" when
  * the live read finds no pod: it was deleted since the create (the name is free, and no cache
- * will ever show the pod the create collided with). Undefined when the step was not a pod
- * create, or the pod is in the cache, ours or labelled for this PetSet (the cache is only
- * behind: the usual 250 ms retry).
+ * will ever show the pod the create collided with). A pod this PetSet controls whose labels
+ * no longer match its selector is released first (the cache cannot show it to
+ * reconcileOwnership), then reported like any unlabelled pod. Undefined when the step was not
+ * a pod create, or the pod is in the cache, labelled for this PetSet, or ours and still
+ * matching (the cache is only behind: the usual 250 ms retry).
  */
 export async function hiddenPodConflict(
-  deps: { pods: PodControl; caches: { pods: { get(name: string, ns?: string): unknown } } },
+  deps: {
+    pods: PodControl;
+    events: EventRecorder;
+    caches: { pods: { get(name: string, ns?: string): unknown } };
+  },
   petSet: PetSet,
   step: Step,
 ): Promise<OwnershipConflict | "gone" | undefined> {
@@ -259,9 +265,22 @@ export async function hiddenPodConflict(
   const meta = ownedObjectMeta(pod);
   const controller = controllerOf(meta);
   const setName = petSet.metadata.name ?? "";
-  // Ours, or labelled so the cache will show it: the cache is only behind.
-  if (controller?.uid === petSet.metadata.uid || meta.labels[Labels.petSet] === setName) return undefined;
-  if (controller !== undefined) {
+  // Labelled, so the cache will show it: the cache is only behind.
+  if (meta.labels[Labels.petSet] === setName) return undefined;
+  if (controller?.uid === petSet.metadata.uid) {
+    // Ours, but its labels were taken away (upstream's "release non-matching pods"): the cache
+    // will never show it again, so release it here when it no longer matches the selector. One
+    // that still matches stays ours (the cache is only behind, or it waits for its label).
+    const release = decideOwnership({ petSet, pods: [meta], claims: [] }).releasePods[0];
+    if (release === undefined) return undefined;
+    await deps.pods.setOwnerReferences(namespace, ...args(release));
+    await deps.events.record(petSetTarget(petSet), {
+      type: "Normal",
+      reason: OwnershipEventReasons.released,
+      message: `Released pod ${name}: its labels no longer match spec.selector of PetSet ${setName}`,
+    });
+  }
+  if (controller !== undefined && controller.uid !== petSet.metadata.uid) {
     return {
       kind: "Pod",
       name,
