@@ -66,6 +66,11 @@
  * leader never stalls the rollout; scale-down removes a leader only after a switchover, each
  * scale-down its own hook occasion (scale-down-hooks.ts).
  *
+ * Broken pets (broken-pets.ts): live pods of T's content that are failing, Failed, crash-
+ * looping between back-offs, or not Ready for twice the slowest recent start (30 s floor) are
+ * named in Progressing at once, with a Warning per newly named pet. Report only: no rule here
+ * reads it.
+ *
  * Status is derived (version-facts.ts): memory lives as facts on the versions, read before
  * planning and recorded after it (recordVersionStatus steps run first), so a wiped status
  * comes back identical after one sync.
