@@ -1,8 +1,7 @@
 /**
  * apps/v1 StatefulSets: stored, defaulted and validated as kube-apiserver does, with the
- * status and scale subresources. Nothing runs them: the embedded server has no StatefulSet
- * controller, so no pod, claim or ControllerRevision appears and status stays as written
- * (docs/apiserver-shim.md).
+ * status and scale subresources. The embedded StatefulSet controller
+ * (controllers/statefulset-controller.ts) runs them (docs/apiserver-shim.md).
  */
 import { formatRequirements, labelSelectorRequirements } from "../selectors/label-selector.js";
 import { statefulSetTable } from "../tables/apps-tables.js";

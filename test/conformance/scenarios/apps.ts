@@ -1,7 +1,8 @@
 /**
  * apps/v1 StatefulSets and ControllerRevisions: defaults, validation, immutability, tables.
- * The real cluster runs kube's StatefulSet controller, which writes a set's status and records
- * a ControllerRevision right after the create; the embedded server runs none. So only
+ * Both servers run a StatefulSet controller, which writes a set's status and records a
+ * ControllerRevision right after the create, each at its own pace (the controller itself is
+ * compared in statefulset-controller.ts). So only
  * responses no controller has touched are compared whole (the create, refused writes,
  * ControllerRevisions owned by nothing); later reads of a set are compared on its spec.
  */
@@ -49,7 +50,7 @@ function revision(name: string, data: Json, rev = 1): JsonObject {
 
 /** Why a StatefulSet read is compared on what the API server alone decides. */
 const UNTOUCHED =
-  "kube's StatefulSet controller writes the set's status, managedFields and resourceVersion after the create; the shim runs no StatefulSet controller, so only what the API server answers by itself is compared";
+  "the StatefulSet controller writes the set's status, managedFields and resourceVersion after the create, at a different moment on each server, so only what the API server answers by itself is compared";
 
 export const appsScenarios: Scenario[] = [
   {

@@ -9,6 +9,7 @@ import { jobScenarios } from "./jobs.js";
 // from "./gc-discovery.js";
 import { listWatchScenarios } from "./list-watch.js";
 import { petSetScenarios } from "./petsets.js";
+import { statefulSetControllerScenarios } from "./statefulset-controller.js";
 
 export const SCENARIOS: Scenario[] = [
   ...configMapScenarios,
@@ -19,4 +20,5 @@ export const SCENARIOS: Scenario[] = [
   ...listWatchScenarios,
   ...gcDiscoveryScenarios,
   ...jobScenarios,
+  ...statefulSetControllerScenarios,
 ];
