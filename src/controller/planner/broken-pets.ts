@@ -4,7 +4,8 @@
  * Report only: nothing the planner does (replace-broken, the deadline, autoRollback) reads it.
  * The rules (docs/rollouts.md "Broken pets"):
  *
- *  - Judged: live (not terminating) pods running the target version's content, not Ready.
+ *  - Judged: live (not terminating) pods running the target version's content whose Ready
+ *    condition is not True (a Ready pod whose in-place image change is pending is not judged).
  *  - Broken, first match wins, each described with its restarts and the target version:
  *     failing: a container waits with a reason after which it will not start without a change
  *       (CrashLoopBackOff: it restarted at this version and crashed again; ImagePullBackOff,
@@ -82,7 +83,8 @@ export function findBrokenPets(input: BrokenPetsInput): BrokenPets {
   const broken: BrokenPetReport[] = [];
   const wakeAt: number[] = [];
   const judged = input.pods
-    .filter((p) => !isTerminating(p) && !isRunningAndReady(p) && input.atTarget(p))
+    // Ready by its condition: not judged, even while an in-place image change is pending.
+    .filter((p) => !isTerminating(p) && !p.ready && input.atTarget(p))
     .sort((a, b) => a.ordinal - b.ordinal);
   for (const pod of judged) {
     const restarts =

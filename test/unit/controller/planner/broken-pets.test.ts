@@ -22,6 +22,7 @@ interface PodCase extends PodOptions {
   restarts?: number;
   notReadySince?: number;
   restartedAfterBackOff?: boolean;
+  containers?: PodView["containers"];
 }
 
 function pod(c: PodCase): PodView {
@@ -29,6 +30,7 @@ function pod(c: PodCase): PodView {
   p.restartCount = c.restarts ?? 0;
   if (c.notReadySince !== undefined) p.notReadySince = c.notReadySince;
   if (c.restartedAfterBackOff) p.restartedAfterBackOff = true;
+  if (c.containers !== undefined) p.containers = c.containers;
   return p;
 }
 
@@ -157,6 +159,17 @@ const cases: Case[] = [
     ],
     named: [],
     wakeInS: [25],
+  },
+  {
+    name: "a Ready pod whose in-place image change the kubelet has not acted on is not judged",
+    pods: [
+      {
+        ordinal: 2,
+        createdAt: NOW - 3_600_000,
+        containers: [{ name: "app", image: "app:2", runningImage: "app:1" }],
+      },
+    ],
+    named: [],
   },
   {
     name: "at most three named, lowest ordinal first, the rest counted",
