@@ -20,11 +20,6 @@ function startOrdinal(w: TableWorld): number {
   return w.spec().ordinals?.start ?? 0;
 }
 
-function inRange(w: TableWorld, pod: V1Pod): boolean {
-  const o = ordinalOf(pod);
-  return o >= startOrdinal(w) && o < startOrdinal(w) + w.spec().replicas;
-}
-
 /** identityMatches: the pet's name, hostname, subdomain and index label. */
 function identity(pod: V1Pod): string | undefined {
   const name = pod.metadata?.name ?? "";
@@ -85,10 +80,10 @@ export const assertMonotonicInvariants: Invariant = (w) => {
 
 /**
  * assertUpdateInvariants: the lowest currentReplicas pets run the current version and the
- * highest updatedReplicas pets the update version (RollingUpdate only). By ordinal, not by
- * position in the pod list: petset's status is derived from the view the sync planned on
- * (SPEC rule 9), so right after a sync deleted a pet for its update the status still counts
- * it, where upstream decrements CurrentReplicas as it deletes; a pet that is gone runs nothing.
+ * highest updatedReplicas pets the update version (RollingUpdate only), judged on the pods
+ * the status was derived from (TableWorld.statusView): petset derives status from the view
+ * the sync planned on (SPEC rule 9), where upstream adjusts its counts as it creates and
+ * deletes within the sync. By ordinal, so a pet missing from the view runs nothing.
  */
 export const assertUpdateInvariants: Invariant = (w) => {
   const burst = assertBurstInvariants(w);
@@ -97,13 +92,19 @@ export const assertUpdateInvariants: Invariant = (w) => {
   if (spec.updateStrategy.type !== "RollingUpdate") return undefined;
   const st = w.status();
   const start = startOrdinal(w);
-  const byOrdinal = new Map(w.pods().map((p) => [ordinalOf(p), p]));
+  const byOrdinal = new Map((w.statusView ?? w.pods()).map((p) => [ordinalOf(p), p]));
   for (let o = start; o < start + Math.min(st.currentReplicas, spec.replicas); o++) {
     const pod = byOrdinal.get(o);
     if (pod !== undefined && podVersion(pod) !== st.currentVersion)
       return `pod ${pod.metadata?.name} want current version ${st.currentVersion} got ${podVersion(pod)}`;
   }
-  const end = start + spec.replicas;
+  // Condemned pets (above the range, not yet deleted) are counted too, as upstream counts them;
+  // st.replicas: the pets of the view the status was derived from (one the sync deleted, too).
+  const end = Math.max(
+    start + spec.replicas,
+    start + st.replicas,
+    ...[...byOrdinal.keys()].map((o) => o + 1),
+  );
   for (let o = end - 1; o >= end - st.updatedReplicas && o >= start; o--) {
     const pod = byOrdinal.get(o);
     if (pod !== undefined && podVersion(pod) !== st.updateVersion)

@@ -157,13 +157,26 @@ export class TableWorld {
     this.ctx = ctx;
   }
 
+  /**
+   * The pods the PetSet's status was derived from: the view of the last sync whose status
+   * write landed or was not needed (petset derives status from the view it planned on, SPEC
+   * rule 9, so a pod the sync itself created or deleted is not in it).
+   */
+  statusView: V1Pod[] | undefined;
+
   /** One UpdateStatefulSet: a sync of the PetSet; its error is returned, not thrown. */
   async sync(): Promise<SyncOutcome> {
+    const view = this.pods();
+    const attempts = this.count("status");
+    const written = this.fake.statuses.length;
+    let out: SyncOutcome;
     try {
-      return await syncPetSet(this.ctx, `${NS}/${SET}`);
+      out = await syncPetSet(this.ctx, `${NS}/${SET}`);
     } catch (error) {
-      return { error };
+      out = { error };
     }
+    if (this.count("status") === attempts || this.fake.statuses.length > written) this.statusView = view;
+    return out;
   }
 
   /** Syncs until one writes nothing (a stable world), at most `max` times. */
