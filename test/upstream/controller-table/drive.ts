@@ -35,6 +35,17 @@ function advanceRandomPod(w: TableWorld, pick: Pick): boolean {
   return true;
 }
 
+/**
+ * With minReadySeconds, a world where no pod can move waits on the clock: it moves on by what
+ * the sync asked for (requeueAfterMs), at most minReadySeconds. Upstream's drivers never
+ * set minReadySeconds, so they never need this.
+ */
+function tickIfWaiting(w: TableWorld, requeueAfterMs: number | undefined): void {
+  const minReadyMs = (w.spec().minReadySeconds ?? 0) * 1000;
+  if (minReadyMs <= 0 || w.pods().some(canAdvance)) return;
+  w.fake.now += Math.max(1, Math.min(requeueAfterMs ?? minReadyMs, minReadyMs));
+}
+
 /** scaleUpStatefulSetControl: until readyReplicas reaches replicas. */
 export async function scaleUp(w: TableWorld, invariant: Invariant, pick: Pick): Promise<unknown> {
   for (let i = 0; w.status().readyReplicas < w.spec().replicas; i++) {
@@ -43,6 +54,7 @@ export async function scaleUp(w: TableWorld, invariant: Invariant, pick: Pick): 
     const out = await w.sync();
     if (out.error !== undefined) return out.error;
     check(w, invariant);
+    tickIfWaiting(w, out.requeueAfterMs);
   }
   check(w, invariant);
   return undefined;
@@ -98,6 +110,7 @@ export async function updateControl(w: TableWorld, invariant: Invariant, pick: P
     out = await w.sync();
     if (out.error !== undefined) return out.error;
     check(w, invariant);
+    tickIfWaiting(w, out.requeueAfterMs);
   }
   check(w, invariant);
   return undefined;
