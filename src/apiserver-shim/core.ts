@@ -14,6 +14,7 @@ import { NamespaceController } from "./controllers/namespace-controller.js";
 import { PassScheduler } from "./controllers/pass-scheduler.js";
 import {
   CONTROLLER_REVISIONS_GR,
+  STATEFULSET_CHILDREN,
   STATEFULSETS_GR,
   StatefulSetController,
 } from "./controllers/statefulset-controller.js";
@@ -93,11 +94,12 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
     if (e.gr === NAMESPACES_GR || e.type === "DELETED") nsc.poke();
     if (e.gr === CRDS_GR || e.type === "DELETED") crdc.poke();
     if (e.gr === JOBS_GR || m.ownerReferences?.some((r) => r.kind === "Job")) jobc.poke();
-    // A StatefulSet's pods and claims, its revisions, and orphans or freed names it may take.
+    // A StatefulSet's pods and claims, its revisions, and orphans or freed names it may take
+    // (not the pods of other controllers: a PetSet's pods change often and concern it only).
     if (
       e.gr === STATEFULSETS_GR ||
       e.gr === CONTROLLER_REVISIONS_GR ||
-      (e.gr !== NAMESPACES_GR &&
+      (STATEFULSET_CHILDREN.has(e.gr) &&
         (e.type === "DELETED" ||
           !m.ownerReferences?.some((r) => r.controller) ||
           m.ownerReferences.some((r) => r.kind === "StatefulSet")))

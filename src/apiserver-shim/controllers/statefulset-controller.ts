@@ -22,6 +22,8 @@ import { systemContext } from "./system-context.js";
 const MANAGER = "kube-controller-manager";
 export const STATEFULSETS_GR = "apps/statefulsets";
 export const CONTROLLER_REVISIONS_GR = "apps/controllerrevisions";
+/** Pods and claims: the objects a StatefulSet makes and adopts. */
+export const STATEFULSET_CHILDREN: ReadonlySet<string> = new Set(["/pods", "/persistentvolumeclaims"]);
 
 interface Defs {
   sets: ResourceDefinition;
