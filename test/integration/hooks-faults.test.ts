@@ -220,6 +220,71 @@ describe.runIf(embedded)("a migration Job under API faults", () => {
   );
 });
 
+/** Starts while another execution is open, from `start <pid>` / `end <pid>` lines. */
+function concurrentStarts(lines: string[]): string[] {
+  const open = new Set<string>();
+  const out: string[] = [];
+  for (const l of lines) {
+    const [what, pid = ""] = l.split(" ");
+    if (what === "start") {
+      if (open.size > 0) out.push(`${l} while ${[...open].join(",")} ran`);
+      open.add(pid);
+    }
+    if (what === "end") open.delete(pid);
+  }
+  return out;
+}
+
+describe("an exec hook under a lost stream", () => {
+  it(
+    "issue 24: an exec hook whose stream was cut after it started is not run beside itself (chaos seed 7001)",
+    async () => {
+      controller = await startLeader(true);
+      const log = join(dir, "exec.log");
+      const go = join(dir, "exec.go");
+      writeFileSync(log, "");
+      // Runs until `go` exists; each execution names itself by its shell's pid.
+      const script = [
+        `echo "start $$" >> ${log}`,
+        `trap 'echo "end $$" >> ${log}' EXIT`,
+        `while [ ! -f ${go} ]; do sleep 0.1; done`,
+      ].join("; ");
+      await createPetSet(
+        env,
+        petSetManifest("cut", {
+          replicas: 1,
+          spec: {
+            lifecycle: { preUpdate: { exec: { command: ["sh", "-c", script] }, timeoutSeconds: 120 } },
+          },
+        }),
+      );
+      await waitRolledOut(env, "cut", 1);
+      const lines = () => readFileSync(log, "utf8").trim().split("\n").filter(Boolean);
+      const starts = () => lines().filter((l) => l.startsWith("start")).length;
+      const upgrades = () => proxy.stats().upgrades ?? 0;
+      const before = upgrades();
+      // The exec starts the command, then its answer (the stream) is lost: the controller
+      // cannot tell whether it runs, and execs the hook again.
+      proxy.set([{ kind: "lost-answer", resources: ["pods/exec"], count: 1, answer: "drop" }]);
+      await setImage(env, "cut", "nginx:1.27");
+      await eventually("the hook's command starts", async () => (starts() >= 1 ? true : undefined), WAIT_MS);
+      await eventually(
+        "the second exec ran the command, or was told an earlier execution still runs and tried again",
+        async () => (starts() >= 2 || upgrades() - before >= 3 ? true : undefined),
+        WAIT_MS,
+      );
+      expect(proxy.stats()["lost-answer-dropped"]).toBeGreaterThanOrEqual(1);
+      proxy.clear();
+      writeFileSync(go, "");
+      await waitRolledOut(env, "cut", 2);
+      expect(concurrentStarts(lines())).toEqual([]);
+      const record = (await hookRecords(env, "cut")).find((r) => r.hook === "preUpdate");
+      expect(record).toMatchObject({ phase: "Succeeded", failures: 0 });
+    },
+    TEST_MS,
+  );
+});
+
 /** A pod of this test (not a pet): exec target and handshake object. */
 async function bystander(name: string): Promise<V1Pod> {
   await env.core.createNamespacedPod({

@@ -8,10 +8,14 @@
  * failure (SPEC rule 10): the exec refused with 429 or 5xx, the connection failing before the
  * command's status arrived, the Lease fence refusing to start it (pod-exec.ts `transient`).
  * A stream cut after the command started is run again (same id and attempt): the first may
- * still run in the container if the runtime did not end it when its stream closed, so an exec
- * hook must be safe to run again (PETSET_HOOK_ID); docs/hooks.md, "Failure table".
+ * still run in the container if the runtime did not end it when its stream closed, so the
+ * command runs under a lock held in the container (exec-lock.ts): a run that finds an earlier
+ * execution of its id still running waits for it (backoff, within the timeout) instead of
+ * running beside it. An exec hook is still at-least-once: it must be safe to run again after
+ * an execution whose end was not seen (PETSET_HOOK_ID); docs/hooks.md, "Failure table".
  */
 import { hookEnv } from "../../api/index.js";
+import { EXEC_NO_LOCK_EXIT, execLockName, isExecBusy, lockedExecCommand } from "./exec-lock.js";
 import type { HookHandler } from "./hook-run.js";
 import { fenceCheck, sleep, tail } from "./hook-run.js";
 import { execInPod, PodExecError } from "./pod-exec.js";
@@ -28,7 +32,11 @@ export const runExec: HookHandler = async (run, deps, signal) => {
   if (container === undefined || !containers.some((c) => c.name === container)) {
     return { ok: false, message: `pod ${pod.metadata?.name} has no container ${JSON.stringify(container)}` };
   }
-  const env = Object.entries(hookEnv(run.context)).map(([k, v]) => `${k}=${v}`);
+  const command = lockedExecCommand(
+    hookEnv(run.context),
+    execLockName(run.context.namespace, pod.metadata?.uid ?? "", run.record.id),
+    spec.command,
+  );
   const fence = fenceCheck(deps);
   for (let n = 0; ; n++) {
     let result: Awaited<ReturnType<typeof execInPod>>;
@@ -37,7 +45,7 @@ export const runExec: HookHandler = async (run, deps, signal) => {
         namespace: run.context.namespace,
         pod: pod.metadata?.name ?? "",
         container,
-        command: ["env", ...env, ...spec.command],
+        command,
         signal,
         fence,
       });
@@ -51,7 +59,20 @@ export const runExec: HookHandler = async (run, deps, signal) => {
       await sleep(backoffMs(n), signal);
       continue;
     }
+    if (isExecBusy(result)) {
+      deps.logger.info(
+        { hook: run.record.id, retry: n, stderr: tail(result.stderr) },
+        "exec hook: an earlier execution still runs in the container; waiting for it",
+      );
+      await sleep(backoffMs(n), signal);
+      continue;
+    }
     const output = tail(result.stderr || result.stdout);
+    if (
+      result.exitCode === EXEC_NO_LOCK_EXIT &&
+      result.stderr.includes("petset-hook: cannot create the lock")
+    )
+      return { ok: false, message: output };
     if (result.exitCode === 0)
       return { ok: true, message: output === "" ? "exit code 0" : `exit code 0: ${output}` };
     return { ok: false, message: `exit code ${result.exitCode}${output === "" ? "" : `: ${output}`}` };
