@@ -1,6 +1,6 @@
 import { gatePreScaleDown } from "./hooks.js";
 import { deletePod, type PlanContext } from "./plan-context.js";
-import { isTerminating } from "./pod-health.js";
+import { isRunningAndReady, isTerminating } from "./pod-health.js";
 import { gateCondemnedLeader } from "./roles.js";
 import { keepRunningScaleDownHooks, retireScaleDownRecords } from "./scale-down-hooks.js";
 import type { PodView } from "./views.js";
@@ -15,7 +15,8 @@ export function condemnedPods(ctx: PlanContext): PodView[] {
 
 /**
  * Scale down: highest ordinal first. OrderedReady: one pod at a time, only once every other
- * pet is available and no condemned pod is still terminating. Parallel: all at once. Each pod
+ * pet is available, no condemned pod is still terminating and, if the next one is unhealthy,
+ * no lower condemned pod is (upstream's "halt if any stateful pod is unhealthy"). Parallel: all at once. Each pod
  * goes only once its preScaleDown hook is done (hooks.ts), and a leader only after a switchover
  * (roles.ts); each scale-down is its own hook occasion (scale-down-hooks.ts).
  */
@@ -26,6 +27,10 @@ export function planScaleDown(ctx: PlanContext, allPetsHealthy: boolean): void {
   if (ctx.spec.orderedReady) {
     if (!allPetsHealthy || condemned.some(isTerminating)) return;
     const highest = condemned[0];
+    // As StatefulSets: an unhealthy condemned pod goes only when it is the lowest unhealthy one
+    // (upstream's firstUnhealthyPod), so scale-down halts while a lower condemned pod is unhealthy.
+    const lowestUnhealthy = condemned.findLast((p) => !isRunningAndReady(p));
+    if (highest !== undefined && !isRunningAndReady(highest) && highest !== lowestUnhealthy) return;
     if (highest !== undefined && mayGo(ctx, highest)) deletePod(ctx, highest, "scale-down");
     return;
   }

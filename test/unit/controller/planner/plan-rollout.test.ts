@@ -44,6 +44,21 @@ describe.each(policies)(
         );
       });
 
+      it("upstream Scaling ... halt if any stateful pod is unhealthy: OrderedReady scale-down halts while pets are unhealthy", () => {
+        const unready = [0, 1, 2].map((i) => makePod(i, v1, { ready: false }));
+        const p = plan(base({ spec: { replicas: 0 }, pods: unready }));
+        expect(moves(p)).toEqual(
+          ordered
+            ? []
+            : ["delete web-2 (scale-down)", "delete web-1 (scale-down)", "delete web-0 (scale-down)"],
+        );
+        // the lowest unhealthy condemned pod may go (upstream's firstUnhealthyPod)
+        const lowest = plan(
+          base({ spec: { replicas: 2 }, pods: [...at(v1, [0, 1]), makePod(2, v1, { ready: false })] }),
+        );
+        expect(moves(lowest)).toEqual(["delete web-2 (scale-down)"]);
+      });
+
       it("never creates a second pod for a pet whose old pod is terminating", () => {
         const p = plan(base({ pods: [...at(v1, [0, 2]), makePod(1, v1, { terminating: true })] }));
         expect(moves(p)).toEqual([]);
