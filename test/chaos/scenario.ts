@@ -312,13 +312,13 @@ function faultSchedule(rng: Rng, p: ChaosProfile): FaultEvent[] {
 }
 
 /** The spec every PetSet gets once faults stop: running, unpartitioned, a good new image. */
-export function healPatch(): Record<string, unknown> {
+export function healPatch(generation = "healed"): Record<string, unknown> {
   return {
     paused: false,
     updateStrategy: { rollingUpdate: { partition: 0 } },
     template: {
       spec: {
-        containers: [{ name: "app", image: HEALED_IMAGE, env: [{ name: "CHAOS_GEN", value: "healed" }] }],
+        containers: [{ name: "app", image: HEALED_IMAGE, env: [{ name: "CHAOS_GEN", value: generation }] }],
       },
     },
   };
