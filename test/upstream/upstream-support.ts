@@ -344,7 +344,10 @@ export function waitForPodNames(env: UpstreamEnv, name: string, expected: string
   );
 }
 
-/** verifyStatefulSetPVCsExist: exactly the claims `datadir-<name>-<i>` for `ids` exist. */
+/**
+ * verifyStatefulSetPVCsExist: exactly the claims `datadir-<name>-<i>` for `ids` exist (as
+ * upstream, a claim being deleted still exists).
+ */
 export async function verifyClaimsExist(env: UpstreamEnv, name: string, ids: number[]) {
   const want = ids.map((i) => `datadir-${name}-${i}`).sort();
   return eventually(
@@ -352,7 +355,11 @@ export async function verifyClaimsExist(env: UpstreamEnv, name: string, ids: num
     async () => {
       const claims = (await env.core.listNamespacedPersistentVolumeClaim({ namespace: env.namespace })).items;
       const mine = claims
-        .filter((c) => c.metadata?.name?.startsWith(`datadir-${name}-`) && !c.metadata.deletionTimestamp)
+        .filter(
+          (c) =>
+            /^\d+$/.test(c.metadata?.name?.slice(`datadir-${name}-`.length) ?? "") &&
+            c.metadata?.name?.startsWith(`datadir-${name}-`),
+        )
         .map((c) => c.metadata?.name ?? "")
         .sort();
       return JSON.stringify(mine) === JSON.stringify(want) ? claims : undefined;
