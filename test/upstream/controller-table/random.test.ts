@@ -156,5 +156,5 @@ describe("upstream random harness", () => {
       }),
       { numRuns: 25 },
     );
-  });
+  }, 120_000);
 });

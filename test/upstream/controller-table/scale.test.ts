@@ -51,7 +51,7 @@ describe("TestParallelScale", () => {
       expect(perSync[0]).toBe(Math.abs(diff));
       expect(perSync.slice(1).every((n) => n === 0)).toBe(true);
       expect(w.claims().every((c) => c.metadata?.labels?.test === "test")).toBe(true);
-    });
+    }, 60_000);
   }
 });
 
