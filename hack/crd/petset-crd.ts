@@ -86,7 +86,15 @@ function specSchema(k8s: StructuralConverter): Schema {
     required: ["selector", "template"],
     "x-kubernetes-validations": selectorMatchesTemplate,
     properties: {
-      replicas: int("Desired number of pets.", { default: D.replicas, minimum: 0 }),
+      // No minimum/maximum here: the scale subresource (specReplicasPath) already makes the API
+      // server refuse a negative or too large value, and a schema bound too would report the
+      // one bad field twice (`spec.replicas` and `.spec.replicas`; issue 31).
+      replicas: {
+        type: "integer",
+        format: "int32",
+        description: "Desired number of pets.",
+        default: D.replicas,
+      },
       selector: labelSelector(k8s),
       serviceName: str(
         "Name of the headless Service that governs the pets; each pod gets hostname <pod> and subdomain <serviceName>.",

@@ -1,7 +1,8 @@
 /** `petset controller`: the controller against a cluster (kubeconfig or in-cluster). */
+import { existsSync } from "node:fs";
 import { hostname } from "node:os";
 import { collectDefaultMetrics } from "prom-client";
-import type { ControllerConfig } from "../config.js";
+import { type ControllerConfig, FlagError } from "../config.js";
 import { PetSetController } from "../controller/controller.js";
 import { startProbeServer } from "../controller/http-server.js";
 import { systemClock } from "../util/clock.js";
@@ -11,6 +12,10 @@ import { packageVersion } from "./package-version.js";
 
 export async function runController(config: ControllerConfig): Promise<void> {
   const logger = createLogger(config.logLevel, "petset-controller");
+  if (config.kubeconfig !== undefined && !existsSync(config.kubeconfig))
+    throw new FlagError(
+      `--kubeconfig ${config.kubeconfig}: no such file (expected a kubeconfig; without the flag: $KUBECONFIG, ~/.kube/config, or the in-cluster config)`,
+    );
   const kubeConfig = loadKubeConfig({ kubeconfig: config.kubeconfig, context: config.context });
   const identity = `${hostname()}-${process.pid}`;
   const controller = new PetSetController({

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
-import { CommonFlagsSchema, DevFlagsSchema } from "../config.js";
+import { CommonFlagsSchema, DevFlagsSchema, integerFlag } from "../config.js";
 import { type Clock, systemClock } from "../util/clock.js";
 import { loadKubeConfig } from "../util/kubeconfig.js";
 import { LogLevels } from "../util/logger.js";
@@ -22,8 +22,8 @@ import { runPlugin } from "./plugin/program.js";
 
 export const DemoFlagsSchema = CommonFlagsSchema.extend({
   logLevel: z.enum(LogLevels).default("error"),
-  readyDelayMs: z.coerce.number().int().min(0).default(300),
-  stepTimeout: z.coerce.number().int().min(1).default(30),
+  readyDelayMs: integerFlag("a whole number of milliseconds, 0 or more", 0).default(300),
+  stepTimeout: integerFlag("a whole number of seconds, at least 1", 1).default(30),
 });
 export type DemoConfig = z.infer<typeof DemoFlagsSchema>;
 

@@ -94,11 +94,14 @@ export function readApplyPath(path: string): Manifest[] {
 
 /** Bearer tokens of `--token-file`: one a line, `#` comments and blank lines skipped. */
 export function readTokenFile(path: string): string[] {
+  if (!existsSync(path))
+    throw new FlagError(`--token-file ${path}: no such file (expected a file of bearer tokens, one a line)`);
   const tokens = readFileSync(path, "utf8")
     .split("\n")
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith("#"));
-  if (tokens.length === 0) throw new Error(`--token-file ${path} holds no token (one a line)`);
+  if (tokens.length === 0)
+    throw new FlagError(`--token-file ${path}: holds no token (expected bearer tokens, one a line)`);
   return tokens;
 }
 
@@ -168,9 +171,15 @@ export function explainStartError(err: unknown, config: Pick<DevConfig, "listen"
       },
     );
   if (code === "EADDRNOTAVAIL")
-    return new Error(`${config.listen} is not an address of this machine: pass --listen 127.0.0.1`, {
-      cause: err,
-    });
+    return new Error(
+      `--listen ${config.listen}: not an address of this machine: expected one of its addresses (127.0.0.1, or 0.0.0.0 for every interface)`,
+      { cause: err },
+    );
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN")
+    return new Error(
+      `--listen ${config.listen}: no such host: expected an address or host name of this machine (127.0.0.1, or 0.0.0.0 for every interface)`,
+      { cause: err },
+    );
   return err instanceof Error ? err : new Error(String(err));
 }
 

@@ -136,10 +136,10 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
         "kubectl petset diff web v2 web-v5 --color=always | less -R",
       ]),
     )
-    .description("Show what changed between two versions (B defaults to the update version)")
+    .description("Show what changed between two versions (the other version defaults to the update version)")
     .argument("<name>", "PetSet name")
-    .argument("<a>", "older version (3, v3 or web-v3)")
-    .argument("[b]", "newer version (default: the update version)")
+    .argument("<version>", "the older version (3, v3 or web-v3)")
+    .argument("[other-version]", "the newer version (default: the update version)")
     .addOption(
       new Option("--color <when>", "color the diff").choices(["auto", "always", "never"]).default("auto"),
     )

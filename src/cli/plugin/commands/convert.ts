@@ -31,8 +31,14 @@ export async function convertCommand(
   try {
     text = await (options.read ?? readSource)(file);
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    throw new PluginError("BadRequest", `cannot read -f ${file}: ${reason}`);
+    const code = (err as { code?: unknown }).code;
+    const reason =
+      code === "ENOENT"
+        ? "no such file (expected a StatefulSet manifest, YAML or JSON; - for stdin)"
+        : code === "EISDIR"
+          ? "is a folder (expected a StatefulSet manifest file, YAML or JSON; - for stdin)"
+          : `cannot read it: ${err instanceof Error ? err.message : String(err)}`;
+    throw new PluginError("BadRequest", `-f ${file}: ${reason}`);
   }
   const results = parseManifests(text, file).map((object) => convertStatefulSet(object));
   if (results.length === 0) throw new PluginError("BadRequest", `-f ${file}: no StatefulSet found`);
