@@ -159,6 +159,99 @@ describe.concurrent("[StatefulSetBasic] (PetSet)", () => {
     await waitForRunningAndReady(env, name, 2);
   });
 
+  it("Should recreate evicted statefulset", { timeout: TEST_MS }, async () => {
+    const name = "ss-evicted";
+    const podName = `${name}-0`;
+    const conflictingPort = { hostPort: 21017, containerPort: 21017, name: "conflict" };
+    // a Ready schedulable node of the simulated kubelet or kwok
+    const nodes = (await env.core.listNode({ labelSelector: "type=kwok" })).items.filter(
+      (n) =>
+        !n.spec?.unschedulable &&
+        n.status?.conditions?.some((c) => c.type === "Ready" && c.status === "True"),
+    );
+    const node = nodes[0]?.metadata?.name ?? "";
+    expect(node).not.toBe("");
+
+    // a pod holding the host port on that node
+    const blocker = `${name}-test-pod`;
+    await env.core.createNamespacedPod({
+      namespace: env.namespace,
+      body: {
+        metadata: { name: blocker },
+        spec: {
+          nodeName: node,
+          containers: [{ name: "webserver", image: "httpd:2.4.38-alpine", ports: [conflictingPort] }],
+        },
+      },
+    });
+    await eventually(
+      `${blocker} running`,
+      async () => (await readPod(blocker)).status?.phase === "Running" || undefined,
+      WAIT_MS,
+    );
+
+    // a PetSet whose pet wants the same host port on the same node
+    const body = newPetSet(name, 1);
+    const podSpec = (body.spec as { template: { spec: Record<string, unknown> } }).template.spec;
+    podSpec.nodeName = node;
+    (podSpec.containers as { ports?: unknown[] }[])[0]!.ports = [conflictingPort];
+    await createPetSet(env, body);
+
+    // The kubelet's admission (no real kubelet here: the test plays it while the blocker runs):
+    // every pod of the pet is rejected, phase Failed. The PetSet must delete and recreate it.
+    const rejected = new Set<string>();
+    await eventually(
+      `${podName} rejected, deleted and recreated at least once`,
+      async () => {
+        const pod = await readPod(podName).catch(() => undefined);
+        const uid = pod?.metadata?.uid ?? "";
+        if (rejected.size > 0 && !rejected.has(uid)) return true;
+        if (pod === undefined || pod.status?.phase === "Failed" || pod.metadata?.deletionTimestamp)
+          return undefined;
+        const images = pod.spec?.containers.map((c) => ({ name: c.name, image: c.image ?? "" })) ?? [];
+        await env.core.patchNamespacedPodStatus(
+          {
+            name: podName,
+            namespace: env.namespace,
+            body: {
+              metadata: { resourceVersion: pod.metadata?.resourceVersion },
+              status: {
+                phase: "Failed",
+                reason: "NodePorts",
+                message:
+                  "Pod was rejected: Predicate NodePorts failed: node(s) didn't have free ports for the requested pod ports",
+                containerStatuses: images.map((c) => ({
+                  ...c,
+                  imageID: "",
+                  ready: false,
+                  restartCount: 0,
+                  state: { waiting: { reason: "ContainerCreating" } },
+                })),
+              },
+            },
+          },
+          merge,
+        );
+        rejected.add(uid);
+        return undefined;
+      },
+      WAIT_MS,
+    );
+
+    // the blocker goes: the recreated pet runs
+    await env.core.deleteNamespacedPod({ name: blocker, namespace: env.namespace, gracePeriodSeconds: 0 });
+    await eventually(
+      `${podName} recreated and running`,
+      async () => {
+        const pod = await readPod(podName);
+        const uid = pod.metadata?.uid ?? "";
+        if (rejected.has(uid)) return undefined;
+        return pod.status?.phase === "Running" || undefined;
+      },
+      WAIT_MS,
+    );
+  });
+
   it("should have a working scale subresource", { timeout: TEST_MS }, async () => {
     const name = "ss-scale";
     await createPetSet(env, newPetSet(name, 1));
