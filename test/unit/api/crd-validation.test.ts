@@ -14,6 +14,7 @@ import {
   pruneUnknownFields,
   validateObject,
 } from "../../../src/apiserver-shim/schema/index.js";
+import type { KubeObject } from "../../../src/apiserver-shim/types.js";
 
 type Obj = Record<string, unknown>;
 const crd = parse(readFileSync("crds/petsets.petset.dev.yaml", "utf8")) as {
@@ -196,7 +197,10 @@ describe("malformed PetSets are rejected, naming the field", () => {
     const obj = withSpec((s) => (s.replicas = -1));
     const scale = (crd.spec.versions[0] as { subresources?: { scale?: { specReplicasPath?: string } } })
       .subresources?.scale?.specReplicasPath;
-    const errors = [...admit(obj).errors, ...validateScaleReplicas(obj, scale).map((e) => e.message)];
+    const errors = [
+      ...admit(obj).errors,
+      ...validateScaleReplicas(obj as unknown as KubeObject, scale).map((e) => e.message),
+    ];
     expect(errors).toEqual([".spec.replicas: Invalid value: -1: should be a non-negative integer"]);
   });
 
