@@ -1,11 +1,14 @@
 /**
  * Generates crds/*.yaml. Run with `make crds`; `make test` checks the committed files are
- * what this generator produces (test/unit/api/crds-up-to-date.test.ts).
+ * what this generator produces (test/unit/api/crds-up-to-date.test.ts). Each CRD carries the
+ * annotation petset.dev/crd-revision: the controller refuses to start against an older one
+ * (src/controller/crd-compat.ts; bump CRD_REVISION there when a schema gains a field).
  */
 import { writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { stringify } from "yaml";
+import { CRD_REVISION, CRD_REVISION_ANNOTATION } from "../src/controller/crd-compat.js";
 import { petSetCrd } from "./crd/petset-crd.js";
 import { petSetVersionCrd } from "./crd/petset-version-crd.js";
 import type { Schema } from "./crd/structural.js";
@@ -23,11 +26,26 @@ export function renderCrdYaml(object: Schema): string {
   return header + stringify(object, { lineWidth: 0, aliasDuplicateObjects: false });
 }
 
+/** The CRD with its revision annotation, placed right after metadata.name. */
+function withRevision(crd: Schema): Schema {
+  const metadata = (crd.metadata ?? {}) as Schema;
+  return {
+    ...crd,
+    metadata: {
+      ...metadata,
+      annotations: {
+        ...((metadata.annotations ?? {}) as Schema),
+        [CRD_REVISION_ANNOTATION]: String(CRD_REVISION),
+      },
+    },
+  };
+}
+
 export function generateCrds(): GeneratedCrd[] {
   const k8s = new StructuralConverter(readOpenApiDoc("api__v1_openapi.json"));
   return [
-    { file: "petsets.petset.dev.yaml", object: petSetCrd(k8s) },
-    { file: "petsetversions.petset.dev.yaml", object: petSetVersionCrd(k8s) },
+    { file: "petsets.petset.dev.yaml", object: withRevision(petSetCrd(k8s)) },
+    { file: "petsetversions.petset.dev.yaml", object: withRevision(petSetVersionCrd(k8s)) },
   ].map((c) => ({ ...c, yaml: renderCrdYaml(c.object) }));
 }
 

@@ -14,6 +14,7 @@ import { Labels } from "../api/names.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { createClaimControl } from "./claim-control.js";
+import { CrdsTooOld, checkCrdCompat, readInstalledCrds } from "./crd-compat.js";
 import { createEventRecorder } from "./event-recorder.js";
 import { ExpectationStore, type ExpectedResource } from "./expectations.js";
 import { HookRunner } from "./hooks/runner.js";
@@ -87,6 +88,7 @@ export class PetSetController {
   ready = false;
 
   async start(): Promise<void> {
+    await this.checkCrds();
     const le = this.opts.leaderElection;
     if (!le) {
       this.metrics.leader.set(1);
@@ -127,6 +129,13 @@ export class PetSetController {
   }
 
   private leading: Promise<void> | undefined;
+
+  /** Refuses to start against CRDs older than this build needs (crd-compat.ts). */
+  private async checkCrds(): Promise<void> {
+    const verdict = checkCrdCompat(await readInstalledCrds(this.opts.kubeConfig));
+    if (!verdict.ok) throw new CrdsTooOld(verdict.message);
+    for (const warning of verdict.warnings) this.opts.logger.warn(warning);
+  }
 
   private async startCaches(): Promise<void> {
     const { kubeConfig, logger, namespace } = this.opts;

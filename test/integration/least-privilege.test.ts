@@ -23,6 +23,8 @@ const DOCUMENTED: Record<string, string[]> = {
   events: ["create", "patch", "update"],
   "events.events.k8s.io": ["create", "patch", "update"],
   "leases.coordination.k8s.io": ["get", "list", "watch", "create", "update", "patch"],
+  // Its own two CRDs by name (resourceNames), read by the start-up check (crd-compat.ts).
+  "customresourcedefinitions.apiextensions.k8s.io": ["get"],
 };
 /** What system:basic-user grants every authenticated user. */
 const EVERYONE = [
