@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AppsV1Api, type V1StatefulSet } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
 import { eventually, REPO_ROOT, startTestCluster, type TestCluster } from "../support/cluster.js";
 import { type ControllerHandle, startController } from "../support/controller.js";
 
@@ -113,6 +114,45 @@ describe("migration messages (issue 31)", () => {
       expect(resumed.stdout).toContain(
         "petset.petset.dev/legacy adopted from statefulset.apps/legacy: no pod restarted",
       );
+    },
+    TEST_MS,
+  );
+
+  it(
+    "issue 31 item 4: after release the StatefulSet keeps no petset.dev bookkeeping, and convert gives a clean manifest",
+    async () => {
+      const released = await petset("release", "legacy");
+      expect(released, released.stderr).toMatchObject({ code: 0 });
+      expect(released.stdout).toContain("released to statefulset.apps/legacy: no pod restarted");
+      const sts = await apps.readNamespacedStatefulSet({ namespace, name: "legacy" });
+      const bookkeeping = [
+        ...Object.keys(sts.metadata?.annotations ?? {}),
+        ...Object.keys(sts.metadata?.labels ?? {}),
+      ].filter((k) => k.startsWith("petset.dev/"));
+      expect(bookkeeping).toEqual([]);
+      const yaml = await cluster.kubectl(["get", "sts", "legacy", "-n", namespace, "-o", "yaml"]);
+      const converted = await new Promise<{ code: number; stdout: string }>((resolve) => {
+        const child = spawn("kubectl", ["petset", "convert", "-f", "-"], {
+          env: { ...process.env, PATH: `${binDir}:${process.env.PATH ?? ""}` },
+        });
+        let stdout = "";
+        child.stdout.on("data", (c: Buffer) => {
+          stdout += c.toString();
+        });
+        child.on("close", (code) => resolve({ code: code ?? 1, stdout }));
+        child.stdin.end(yaml.stdout);
+      });
+      expect(converted.code).toBe(0);
+      const manifest = parse(converted.stdout) as {
+        kind: string;
+        metadata: { labels?: object; annotations?: object };
+      };
+      expect(manifest.kind).toBe("PetSet");
+      const keys = [
+        ...Object.keys(manifest.metadata.labels ?? {}),
+        ...Object.keys(manifest.metadata.annotations ?? {}),
+      ];
+      expect(keys.filter((k) => k.startsWith("petset.dev/"))).toEqual([]);
     },
     TEST_MS,
   );
