@@ -31,6 +31,7 @@ import {
   withDiagnostics,
 } from "../integration/rollout-support.js";
 import { eventually } from "../support/cluster.js";
+import { startController } from "../support/controller.js";
 
 export { getPetSet, isReady, listPods, ordinal, patchPetSet, versionOf, WAIT_MS };
 
@@ -52,13 +53,32 @@ export const HEADLESS_SVC = "test";
 export const TEST_MS = SLOW_BACKEND ? 300_000 : 120_000;
 /** confirmStatefulPodCount's window (upstream: 10 s), counted once the controller saw the change. */
 const HOLD_MS = SLOW_BACKEND ? 5_000 : 2_000;
+/** Several cases poll at once in one process with the embedded server: not every 100 ms. */
+const POLL_MS = 250;
 
 const merge = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 const psPath = { group: GROUP, version: VERSION, plural: PETSET_PLURAL };
 
 /** One namespace with the headless Service `test` and the controller (the BeforeEach). */
 export async function startUpstreamEnv(prefix: string): Promise<UpstreamEnv> {
-  const env = { ...(await startRolloutEnv(prefix)), continued: new Set<string>() };
+  // Its own controller with kube-controller-manager's lease timings: several cases at once
+  // keep this process busy, and the 4 s test lease can lapse under load (the controller then
+  // stops for good, by design).
+  const base = await startRolloutEnv(prefix, { controller: false });
+  const controller = await startController(base.cluster, base.namespace, {
+    leaseDurationMs: 15_000,
+    renewDeadlineMs: 10_000,
+    retryPeriodMs: 2_000,
+  });
+  const env: UpstreamEnv = {
+    ...base,
+    controller,
+    continued: new Set<string>(),
+    async stop() {
+      await controller.stop();
+      await base.stop();
+    },
+  };
   await env.core.createNamespacedService({
     namespace: env.namespace,
     body: {
@@ -152,6 +172,7 @@ export async function waitForState<T>(
         return until(set, pods);
       },
       WAIT_MS,
+      POLL_MS,
     ),
   );
 }
@@ -322,7 +343,7 @@ export async function confirmStatefulPodCount(env: UpstreamEnv, name: string, co
   while (Date.now() < deadline) {
     const pods = await listPods(env, name);
     expect(names(pods), `${name} scaled unexpectedly`).toHaveLength(count);
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }
 
