@@ -39,6 +39,13 @@ export const Annotations = {
    * step of that version's step-wise rollout, `<version>#full` skips the remaining steps.
    */
   promote: "petset.dev/promote",
+  /**
+   * On a pod, written by `kubectl petset replace`: replace this pet once (planner/replacement.ts),
+   * `keep` its claims or `recreate` them. The pod's deletion consumes the request.
+   */
+  replace: "petset.dev/replace",
+  /** On a pod, beside `replace`: why, for the Events (`--reason`). */
+  replaceReason: "petset.dev/replace-reason",
 } as const;
 
 export const EnvVars = {

@@ -53,6 +53,28 @@ export const UpdateStrategySchema = z.object({
   rollingUpdate: RollingUpdateSchema.optional(),
 });
 
+/**
+ * One entry of `spec.reserveOrdinals`: an ordinal (an int, or its digits as a string) or an
+ * inclusive range `"a-b"` (a <= b). Overlapping entries are allowed: the union is reserved.
+ */
+export const ReservedOrdinalSchema = z.union([
+  z.number().int().min(0),
+  z.string().regex(/^[0-9]{1,10}(-[0-9]{1,10})?$/),
+]);
+export type ReservedOrdinal = z.infer<typeof ReservedOrdinalSchema>;
+
+/** At most this many entries in `spec.reserveOrdinals` (ranges keep the list short). */
+export const MAX_RESERVED_ORDINALS = 1000;
+
+/**
+ * `spec.scaleStrategy`: how fast scaling goes. `maxUnavailable` (Parallel only): at most this
+ * many pets unavailable because of scaling at once (created and not yet available, or being
+ * deleted); an int or a percent of replicas (rounded down, at least 1). Unset: no limit.
+ */
+export const ScaleStrategySchema = z.object({
+  maxUnavailable: IntOrPercentSchema.optional(),
+});
+
 export const RetentionPolicySchema = z.object({
   whenDeleted: z.enum(RetentionPolicies).default(D.whenDeleted),
   whenScaled: z.enum(RetentionPolicies).default(D.whenScaled),
@@ -71,6 +93,9 @@ export const PetSetSpecSchema = z.object({
   volumeClaimTemplates: z.array(ClaimTemplateSchema).default([]),
   podManagementPolicy: z.enum(PodManagementPolicies).default(D.podManagementPolicy),
   ordinals: z.object({ start: z.number().int().min(0).default(D.ordinalsStart) }).prefault({}),
+  /** Ordinals no pet gets (planner/ordinals.ts); `replicas` counts the pets that exist. */
+  reserveOrdinals: z.array(ReservedOrdinalSchema).max(MAX_RESERVED_ORDINALS).optional(),
+  scaleStrategy: ScaleStrategySchema.optional(),
   updateStrategy: UpdateStrategySchema.prefault({}),
   minReadySeconds: z.number().int().min(0).default(D.minReadySeconds),
   revisionHistoryLimit: z.number().int().min(0).default(D.revisionHistoryLimit),

@@ -8,6 +8,8 @@ import {
   type PlanContext,
 } from "./plan-context.js";
 import { availableAt, isAvailable, isFinished, isTerminating } from "./pod-health.js";
+import { rebuildingClaims } from "./replacement.js";
+import { type ScaleBudget, takeScaleSlot } from "./scale-budget.js";
 
 /**
  * The version a missing pet is created at: the target, except below the partition and while
@@ -26,11 +28,11 @@ export function chooseCreateVersion(ctx: PlanContext, ordinal: number): PetSetVe
 /**
  * Create missing pets and recreate finished (Failed/Succeeded) pods.
  * OrderedReady: in ordinal order, one at a time, each only once every lower pet is available.
- * Parallel: all at once. Never while the pet's old pod still exists (one pod per pet), nor
+ * Parallel: all at once (scaleStrategy.maxUnavailable limits them, scale-budget.ts). Never while the pet's old pod still exists (one pod per pet), nor
  * while a pod the PetSet does not control holds the pet's name (input.blockedOrdinals).
  * Returns true when every pet exists and is available (OrderedReady may then scale down/update).
  */
-export function planPetCreation(ctx: PlanContext): boolean {
+export function planPetCreation(ctx: PlanContext, budget?: ScaleBudget): boolean {
   const { spec, input } = ctx;
   let allHealthy = true;
   for (const ordinal of spec.ordinals) {
@@ -40,7 +42,8 @@ export function planPetCreation(ctx: PlanContext): boolean {
       // The name is held by a pod this PetSet does not control (ownership.ts): wait.
       const blocked = input.blockedOrdinals?.includes(ordinal) ?? false;
       const version = blocked ? undefined : chooseCreateVersion(ctx, ordinal);
-      if (version !== undefined) createPet(ctx, version, ordinal);
+      // scaleStrategy.maxUnavailable (scale-budget.ts): a creation takes a slot.
+      if (version !== undefined && takeScaleSlot(budget)) createPet(ctx, version, ordinal);
       if (spec.orderedReady) return false;
       continue;
     }
@@ -56,7 +59,8 @@ export function planPetCreation(ctx: PlanContext): boolean {
       continue;
     }
     const podVersion = ctx.index.byNumber(pod.version);
-    if (podVersion !== undefined) ensureClaims(ctx, podVersion, ordinal);
+    // A pet whose storage is being rebuilt (replacement.ts) does not get its claims back yet.
+    if (podVersion !== undefined && !rebuildingClaims(pod)) ensureClaims(ctx, podVersion, ordinal);
     if (!isAvailable(pod, spec.minReadyMs, input.now)) {
       allHealthy = false;
       const at = availableAt(pod, spec.minReadyMs);

@@ -2,7 +2,8 @@ import type { PetSet, PetSetVersion } from "../../api/index.js";
 import { Annotations, claimName } from "../../api/index.js";
 import type { HookBook } from "./hook-records.js";
 import { resolveMaxUnavailable } from "./max-unavailable.js";
-import type { PlanEvent, PlanInput, Step } from "./plan-types.js";
+import { petOrdinals } from "./ordinals.js";
+import type { DeletePodReason, PlanEvent, PlanInput, Step } from "./plan-types.js";
 import { isRunningAndReady } from "./pod-health.js";
 import { buildClaim, buildPod } from "./pod-template.js";
 import type { RolloutVersions } from "./rollout-target.js";
@@ -15,7 +16,7 @@ export interface ResolvedSpec {
   setName: string;
   replicas: number;
   start: number;
-  /** Ordinals [start, start + replicas). */
+  /** The pets' ordinals, ascending: [start, start + replicas) minus reserveOrdinals (ordinals.ts). */
   ordinals: number[];
   orderedReady: boolean;
   rollingUpdate: boolean;
@@ -24,6 +25,8 @@ export interface ResolvedSpec {
   /** With spec.roles while steps hold: the only ordinals that may move (step-pets.ts). */
   stepPets?: ReadonlySet<number>;
   maxUnavailable: number;
+  /** scaleStrategy.maxUnavailable resolved (Parallel only, scale-budget.ts); undefined: no limit. */
+  scaleMaxUnavailable?: number;
   /** updateStrategy External: pods move only when asked (external.ts). */
   external: boolean;
   inPlace: boolean;
@@ -37,11 +40,12 @@ export function resolveSpec(petSet: PetSet): ResolvedSpec {
   const rolling = spec.updateStrategy.rollingUpdate;
   const rollingUpdate = spec.updateStrategy.type === "RollingUpdate";
   const start = spec.ordinals.start;
+  const scaleMax = spec.scaleStrategy?.maxUnavailable;
   return {
     setName: petSet.metadata.name ?? "",
     replicas: spec.replicas,
     start,
-    ordinals: Array.from({ length: spec.replicas }, (_, i) => start + i),
+    ordinals: petOrdinals(start, spec.replicas, spec.reserveOrdinals),
     orderedReady: spec.podManagementPolicy === "OrderedReady",
     rollingUpdate,
     partitionOrdinal: start + (rollingUpdate ? (rolling?.partition ?? 0) : 0),
@@ -51,6 +55,9 @@ export function resolveSpec(petSet: PetSet): ResolvedSpec {
     minReadyMs: spec.minReadySeconds * 1000,
     deadlineMs: spec.progressDeadlineSeconds * 1000,
     paused: spec.paused,
+    ...(scaleMax !== undefined && spec.podManagementPolicy === "Parallel"
+      ? { scaleMaxUnavailable: resolveMaxUnavailable(scaleMax, spec.replicas) }
+      : {}),
   };
 }
 
@@ -193,11 +200,7 @@ export function createPet(ctx: PlanContext, version: PetSetVersion, ordinal: num
   return true;
 }
 
-export function deletePod(
-  ctx: PlanContext,
-  pod: PodView,
-  reason: "scale-down" | "update" | "replace-broken" | "recreate",
-) {
+export function deletePod(ctx: PlanContext, pod: PodView, reason: DeletePodReason) {
   ctx.steps.push({
     kind: "deletePod",
     podName: pod.name,

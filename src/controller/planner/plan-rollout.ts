@@ -20,7 +20,12 @@
  *    up version X), X's pods are replaced first (refilled at C while X remains), then C's.
  *
  * Pods
- *  - Ordinals [start, start+replicas); pods outside are condemned (scale-down, highest first).
+ *  - Ordinals: the first `replicas` from start that reserveOrdinals does not reserve
+ *    (ordinals.ts); pods outside are condemned (scale-down, highest first; a reserved ordinal is
+ *    the one exception). Parallel scaling is limited by scaleStrategy.maxUnavailable
+ *    (scale-budget.ts).
+ *  - Targeted replacement (replacement.ts): a pod annotated petset.dev/replace is deleted (and
+ *    with `recreate` its claims first) through its hooks, within maxUnavailable.
  *  - OrderedReady: create in ordinal order, one at a time, only when every lower pet is
  *    Running+Ready+available (minReadySeconds); scale down one at a time once all pets are
  *    available; rolling updates only when all pets are available and no scale-down runs.
@@ -86,8 +91,10 @@ import { petsSettledAt, selectorString } from "./plan-status.js";
 import type { Plan, PlanInput, Step } from "./plan-types.js";
 import { isAvailable } from "./pod-health.js";
 import { planAnnouncements, planRelabels, planRollingUpdate } from "./pod-updates.js";
+import { planReplacements } from "./replacement.js";
 import { planStatus } from "./rollout-status.js";
 import { chooseRolloutVersions } from "./rollout-target.js";
+import { scaleBudget } from "./scale-budget.js";
 import { condemnedPods, planClaimRetention, planScaleDown } from "./scale-down.js";
 import { planSteps } from "./steps.js";
 import { deriveStatus, planVersionFacts } from "./version-facts.js";
@@ -231,9 +238,10 @@ export function planRollout(raw: PlanInput): Plan {
     );
   }
 
-  const allPetsHealthy = planPetCreation(ctx);
+  const budget = scaleBudget(ctx);
+  const allPetsHealthy = planPetCreation(ctx, budget);
   const scalingDown = condemnedPods(ctx).length > 0;
-  planScaleDown(ctx, allPetsHealthy);
+  planScaleDown(ctx, allPetsHealthy, budget);
   planClaimRetention(ctx);
   if (!spec.paused && !ctx.holdAtCurrent) {
     planRelabels(ctx);
@@ -247,6 +255,8 @@ export function planRollout(raw: PlanInput): Plan {
   } else {
     ctx.hooksPending = ctx.holdAtCurrent;
   }
+  // Targeted replacement (replacement.ts): not a version move, so neither pause nor preRollout holds it.
+  planReplacements(ctx, allPetsHealthy);
   const status = planStatus(ctx);
   cancelUnrequestedHooks(ctx, hookCancelReason(ctx));
   planVersionFacts(ctx, status);

@@ -28,7 +28,7 @@ export interface PlanInput {
 }
 
 /** Why a pod is deleted; also the Event reason the executor may record. */
-export type DeletePodReason = "scale-down" | "update" | "replace-broken" | "recreate";
+export type DeletePodReason = "scale-down" | "update" | "replace-broken" | "recreate" | "replace";
 
 /** Preconditions every write to an existing pod carries (SPEC rule 7). */
 export interface PodRef {
@@ -93,7 +93,8 @@ export interface DeleteClaimStep {
   claimName: string;
   uid: string;
   resourceVersion: string;
-  reason: "whenScaled" | "whenDeleted";
+  /** Retention policy, or `replace`: a targeted replacement rebuilds the pet's storage (replacement.ts). */
+  reason: "whenScaled" | "whenDeleted" | "replace";
 }
 
 /**

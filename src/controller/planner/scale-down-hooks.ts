@@ -86,6 +86,8 @@ export function retireScaleDownRecords(ctx: PlanContext): void {
   for (const [id, { record, holder }] of ctx.hooks.records) {
     if (record.phase !== "Succeeded" && record.phase !== "Failed") continue;
     if (record.hook !== "preScaleDown" && !id.startsWith(downSwitchover)) continue;
+    // A targeted replacement's preScaleDown is of a pet in range by design (replacement.ts).
+    if (id.startsWith(`preScaleDown.${ctx.spec.setName}.replace.`)) continue;
     if (record.ordinal === undefined || !inRange.has(record.ordinal)) continue;
     const pod = ctx.podsByOrdinal.get(record.ordinal);
     if (pod === undefined || pod.uid !== record.podUID) continue;

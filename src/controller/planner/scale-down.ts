@@ -2,10 +2,11 @@ import { gatePreScaleDown } from "./hooks.js";
 import { deletePod, type PlanContext } from "./plan-context.js";
 import { isRunningAndReady, isTerminating } from "./pod-health.js";
 import { gateCondemnedLeader } from "./roles.js";
+import { moveMayGo, type ScaleBudget, takeScaleSlot } from "./scale-budget.js";
 import { keepRunningScaleDownHooks, retireScaleDownRecords } from "./scale-down-hooks.js";
 import type { PodView } from "./views.js";
 
-/** Pods whose ordinal is outside [start, start + replicas), highest ordinal first. */
+/** Pods whose ordinal is not a pet's (above the set, or reserved: ordinals.ts), highest ordinal first. */
 export function condemnedPods(ctx: PlanContext): PodView[] {
   const inRange = new Set(ctx.spec.ordinals);
   return [...ctx.podsByOrdinal.values()]
@@ -18,9 +19,12 @@ export function condemnedPods(ctx: PlanContext): PodView[] {
  * pet is available, no condemned pod is still terminating and, if the next one is unhealthy,
  * no lower condemned pod is (upstream's "halt if any stateful pod is unhealthy"). Parallel: all at once. Each pod
  * goes only once its preScaleDown hook is done (hooks.ts), and a leader only after a switchover
- * (roles.ts); each scale-down is its own hook occasion (scale-down-hooks.ts).
+ * (roles.ts); each scale-down is its own hook occasion (scale-down-hooks.ts). Parallel deletions
+ * take scaleStrategy.maxUnavailable slots, and a pet displaced by reserveOrdinals waits for the
+ * rolling update's budget (scale-budget.ts). A pod at a reserved ordinal is condemned like one
+ * above the set: the one exception to highest-first (SPEC rule 14, ordinals.ts).
  */
-export function planScaleDown(ctx: PlanContext, allPetsHealthy: boolean): void {
+export function planScaleDown(ctx: PlanContext, allPetsHealthy: boolean, budget?: ScaleBudget): void {
   const condemned = condemnedPods(ctx);
   retireScaleDownRecords(ctx);
   keepRunningScaleDownHooks(ctx, condemned);
@@ -35,7 +39,9 @@ export function planScaleDown(ctx: PlanContext, allPetsHealthy: boolean): void {
     return;
   }
   for (const pod of condemned) {
-    if (!isTerminating(pod) && mayGo(ctx, pod)) deletePod(ctx, pod, "scale-down");
+    if (isTerminating(pod) || !moveMayGo(ctx, pod.ordinal)) continue;
+    if (budget !== undefined && budget.left <= 0) break;
+    if (mayGo(ctx, pod) && takeScaleSlot(budget)) deletePod(ctx, pod, "scale-down");
   }
 }
 

@@ -151,7 +151,8 @@ export function planSteps(input: StepsInput): StepsDecision {
   if (!stepsApply(input, steps)) return { partitionOrdinal: userPartition };
 
   const target: PetSetVersion = versions.target;
-  const end = spec.start + spec.replicas;
+  // One past the highest pet (reserved ordinals, ordinals.ts, may leave gaps below it).
+  const end = (spec.ordinals.at(-1) ?? spec.start - 1) + 1;
   const ranked = rankPets(input, target);
   const selection = (count: number) => ranked.slice(0, Math.max(0, count));
   const recorded = target.status?.steps;
@@ -227,7 +228,7 @@ export function planSteps(input: StepsInput): StepsDecision {
     if (note !== undefined) count = 0;
     const pets = selection(count);
     if (input.petSet.spec.roles !== undefined) decision.pets = new Set(pets);
-    else decision.partitionOrdinal = Math.max(userPartition, end - pets.length);
+    else decision.partitionOrdinal = Math.max(userPartition, pets.length > 0 ? Math.min(...pets) : end);
   }
   if (!sameSteps(recorded, next)) decision.record = next;
   if (wakeAt !== undefined) decision.wakeAt = wakeAt;

@@ -15,6 +15,7 @@ import {
   resolveMaxUnavailable,
   type Step,
 } from "../../../../src/controller/planner/index.js";
+import { petOrdinals } from "../../../../src/controller/planner/ordinals.js";
 import type { ClaimView, PodView } from "../../../../src/controller/planner/views.js";
 import { contentHash, makeVersion } from "./fixtures.js";
 
@@ -109,15 +110,19 @@ function minReadyMs(world: World) {
   return world.petSet.spec.minReadySeconds * 1000;
 }
 
+/** The pets' ordinals: [start, start + replicas) minus spec.reserveOrdinals. */
+export function petOrdinalsOf(world: World): number[] {
+  const spec = world.petSet.spec;
+  return petOrdinals(spec.ordinals.start, spec.replicas, spec.reserveOrdinals);
+}
+
 function inRange(world: World, ordinal: number): boolean {
-  const start = world.petSet.spec.ordinals.start;
-  return ordinal >= start && ordinal < start + world.petSet.spec.replicas;
+  return petOrdinalsOf(world).includes(ordinal);
 }
 
 export function unavailableInRange(world: World): number {
-  const start = world.petSet.spec.ordinals.start;
   let n = 0;
-  for (let o = start; o < start + world.petSet.spec.replicas; o++) {
+  for (const o of petOrdinalsOf(world)) {
     const pod = world.pods.get(`${world.petSet.metadata.name}-${o}`)?.view;
     if (pod === undefined || !isAvailable(pod, minReadyMs(world), world.now)) n++;
   }
@@ -152,7 +157,10 @@ function checkBefore(world: World, step: Step): void {
       violate(world, step, "deleted a pod for update under OnDelete");
   }
   if (
-    (step.kind === "deletePod" && step.reason !== "scale-down" && step.reason !== "recreate") ||
+    (step.kind === "deletePod" &&
+      step.reason !== "scale-down" &&
+      step.reason !== "recreate" &&
+      step.reason !== "replace") ||
     step.kind === "patchPodImages"
   ) {
     if (step.ordinal < partitionOrdinal) violate(world, step, `updated ${step.podName} below the partition`);
@@ -162,7 +170,7 @@ function checkBefore(world: World, step: Step): void {
     if (world.pods.has(name)) violate(world, step, `second pod for pet ${name}`);
     if (!inRange(world, step.ordinal)) violate(world, step, `created ${name} outside the ordinal range`);
     if (spec.podManagementPolicy === "OrderedReady") {
-      for (let o = spec.ordinals.start; o < step.ordinal; o++) {
+      for (const o of petOrdinalsOf(world).filter((p) => p < step.ordinal)) {
         const lower = world.pods.get(`${world.petSet.metadata.name}-${o}`)?.view;
         if (lower === undefined || !isAvailable(lower, minReadyMs(world), world.now)) {
           violate(world, step, `created ${name} before pet ${o} was available (OrderedReady)`);
