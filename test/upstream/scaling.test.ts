@@ -22,6 +22,7 @@ import {
   updatePetSet,
   updateReplicas,
   WAIT_MS,
+  waitForRunning,
   waitForRunningAndNotReady,
   waitForRunningAndReady,
   waitForStatusField,
@@ -138,11 +139,12 @@ describe.concurrent("[StatefulSetBasic] scaling (PetSet)", () => {
       newPetSet(name, 2, { labels: { name: "sample-pod", pod: name }, spec: { minReadySeconds } }),
     );
     await waitForStatusField(env, name, "availableReplicas", 0);
-    // a while later still 0: pet 0 is Ready for less than minReadySeconds, pet 1 waits for it
-    const created = new Date((await getPetSet(env, name)).metadata.creationTimestamp ?? 0).getTime();
+    // a while after pet 0 became Ready, still 0: it is Ready for less than minReadySeconds
+    const pods = await waitForRunning(env, name, 1, 1);
+    const readySince = pods[0]?.status?.conditions?.find((c) => c.type === "Ready")?.lastTransitionTime;
     await new Promise((r) => setTimeout(r, 3_000));
     const p = await getPetSet(env, name);
-    expect(Date.now() - created).toBeLessThan(minReadySeconds * 1000);
+    expect(Date.now() - new Date(readySince ?? 0).getTime()).toBeLessThan(minReadySeconds * 1000);
     expect(p.status?.availableReplicas).toBe(0);
     await waitForStatusField(env, name, "availableReplicas", 2);
 
