@@ -2,6 +2,7 @@
 import {
   PetSetDefaults as D,
   GROUP,
+  MAX_RESERVED_ORDINALS,
   PETSET_KIND,
   PETSET_PLURAL,
   PETSET_SHORT_NAMES,
@@ -14,7 +15,13 @@ import {
 } from "../../src/api/index.js";
 import { hookRecordsSchema, lifecycleSchema, rolesSchema } from "./lifecycle-schema.js";
 import { withoutListItemDefaults } from "./list-defaults.js";
-import { maxUnavailableNotZero, selectorImmutable, selectorMatchesTemplate } from "./rules.js";
+import {
+  maxUnavailableNotZero,
+  reserveOrdinalsValid,
+  scaleMaxUnavailableNotZero,
+  selectorImmutable,
+  selectorMatchesTemplate,
+} from "./rules.js";
 import { rollingUpdateStepFields, rollingUpdateStepRules, rolloutStepStatusSchema } from "./steps-schema.js";
 import type { Schema, StructuralConverter } from "./structural.js";
 
@@ -121,6 +128,32 @@ function specSchema(k8s: StructuralConverter): Schema {
         description: "Ordinal numbering of the pets.",
         default: {},
         properties: { start: int("The first ordinal.", { default: D.ordinalsStart, minimum: 0 }) },
+      },
+      reserveOrdinals: {
+        type: "array",
+        maxItems: MAX_RESERVED_ORDINALS,
+        description:
+          'Ordinals no pet gets: ints and inclusive ranges "a-b", e.g. [1, "3-5"]. replicas counts the pets that exist, so replicas 3 with reserveOrdinals [1] gives <name>-0, <name>-2, <name>-3. Reserving a running pet\'s ordinal moves it as a scale would. Not versioned.',
+        "x-kubernetes-validations": [reserveOrdinalsValid],
+        items: {
+          "x-kubernetes-int-or-string": true,
+          anyOf: [{ type: "integer" }, { type: "string" }],
+          maxLength: 21,
+        },
+      },
+      scaleStrategy: {
+        type: "object",
+        description: "How fast pets are created and removed by scaling.",
+        "x-kubernetes-validations": [scaleMaxUnavailableNotZero],
+        properties: {
+          maxUnavailable: {
+            "x-kubernetes-int-or-string": true,
+            anyOf: [{ type: "integer" }, { type: "string" }],
+            pattern: "^[0-9]+%$",
+            description:
+              "Parallel only: at most this many pets unavailable from scaling at once (created and not yet available, or being deleted); an integer or a percentage of replicas (rounded down, at least 1). Unset: no limit. Never 0.",
+          },
+        },
       },
       updateStrategy: {
         type: "object",

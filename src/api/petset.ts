@@ -59,7 +59,13 @@ export const UpdateStrategySchema = z.object({
  */
 export const ReservedOrdinalSchema = z.union([
   z.number().int().min(0),
-  z.string().regex(/^[0-9]{1,10}(-[0-9]{1,10})?$/),
+  z
+    .string()
+    .regex(/^[0-9]{1,10}(-[0-9]{1,10})?$/)
+    .refine((s) => {
+      const [from, to] = s.split("-").map(Number);
+      return to === undefined || (from as number) <= to;
+    }, 'a range "a-b" needs a <= b'),
 ]);
 export type ReservedOrdinal = z.infer<typeof ReservedOrdinalSchema>;
 
