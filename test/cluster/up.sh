@@ -392,6 +392,8 @@ for (( i = ${#components[@]} - 1; i >= 0; i-- )); do
 done
 
 bash "${cluster_script_dir}/build.sh"
+# helm for the chart tests (test/integration/helm.test.ts), idempotent as build.sh.
+bash "${cluster_script_dir}/build-helm.sh" >/dev/null
 
 mkdir -p "${state_dir}" "${log_dir}" "${pid_dir}" "${etcd_data_dir}"
 chmod 700 "${state_dir}" "${etcd_data_dir}"
