@@ -149,6 +149,23 @@ describe("adopt and release never wait silently", () => {
     );
   });
 
+  it("issue 31 item 1: release whose PetSet is never deleted names the garbage collector, not the StatefulSet controller", async () => {
+    const api = new FakePetSetApi();
+    const ps = petSet({ status: { updateVersion: 3, currentVersion: 3, replicas: 2 } });
+    api.put({ ...ps, metadata: { ...ps.metadata, uid: "ps-uid" }, spec: { ...ps.spec, replicas: 2 } });
+    api.podObjects = [petPod(0), petPod(1)];
+    // The delete is accepted, but nothing ever removes the PetSet.
+    api.deletePetSetOrphaning = async () => {};
+    const { ctx, stderr } = steppingContext(api);
+    const failure = await releaseCommand(ctx, "web", { timeoutMs: 300_000, pollMs: 0 }).catch(
+      (e: unknown) => e,
+    );
+    expect(stderr()).toContain('petset "web" is still being deleted');
+    expect((failure as PluginError).message).toBe(
+      'petset "web" has not been deleted for 30s (finalizers: none): is the garbage collector (kube-controller-manager) running? Once it is gone, run `kubectl petset release web` again to resume',
+    );
+  });
+
   it("issue 31 item 1: adopt with no petset controller prints progress every 10 s, then names the controller and what to do after 30 s still", async () => {
     const api = new FakePetSetApi();
     const state = midLife();

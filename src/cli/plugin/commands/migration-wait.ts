@@ -23,6 +23,8 @@ export interface WaitLook<T> {
   readonly progress: string;
   /** A fingerprint of what the awaited party writes: a change means it is at work. */
   readonly seen: string;
+  /** When this look shows another party holding things up: its stall message instead of the wait's. */
+  readonly stalled?: ((stillFor: string) => string) | undefined;
 }
 
 export interface MigrationWait<T> {
@@ -68,7 +70,7 @@ export async function waitFor<T>(
     if (verdict.kind === "stalled")
       throw new PluginError(
         "Timeout",
-        wait.stalled(formatDuration(Math.floor(verdict.stillForMs / 1000) * 1000)),
+        (look.stalled ?? wait.stalled)(formatDuration(Math.floor(verdict.stillForMs / 1000) * 1000)),
         2,
       );
     if (verdict.report) ctx.io.stderr.write(`${progressLine(wait.what, watch, now, look.progress)}\n`);

@@ -77,7 +77,12 @@ export async function releaseCommand(
         const seen = JSON.stringify({ status: current.status ?? null, owners });
         const still = await findPetSet(ctx, name);
         if (!(still instanceof PluginError) && still.metadata.uid === petSetUid)
-          return { progress: `petset "${name}" is still being deleted`, seen };
+          return {
+            progress: `petset "${name}" is still being deleted`,
+            seen,
+            stalled: (stillFor: string) =>
+              `petset "${name}" has not been deleted for ${stillFor} (finalizers: ${still.metadata.finalizers?.join(", ") || "none"}): is the garbage collector (kube-controller-manager) running? Once it is gone, run \`kubectl petset release ${name}\` again to resume`,
+          };
         const revision = current.status?.updateRevision;
         const adopted = owners.filter((uid) => uid === current.metadata.uid).length;
         const progress = `${adopted} of ${pods.length} pods owned, ${revision === undefined ? "no revision recorded yet" : `revision ${revision}`}`;
