@@ -29,7 +29,12 @@ export function connect(flags: ConnectionFlags, env: KubeconfigEnv = processEnv(
     if (kubeConfig.getContextObject(flags.context) === null)
       throw new PluginError(
         "Kubeconfig",
-        `--context: context "${flags.context}" does not exist in the kubeconfig`,
+        `--context: context "${flags.context}" does not exist in the kubeconfig: expected one of ${
+          kubeConfig
+            .getContexts()
+            .map((c) => c.name)
+            .join(", ") || "(none)"
+        }`,
       );
     kubeConfig.setCurrentContext(flags.context);
   }

@@ -47,6 +47,12 @@ describe("loading the kubeconfig", () => {
     expect(c.kubeConfig.getCurrentCluster()?.server).toBe("http://127.0.0.1:6443");
   });
 
+  it("issue 31 item 4: a --context that does not exist lists the contexts there are", () => {
+    expect(() => connect({ kubeconfig: good, context: "prod" }, env())).toThrow(
+      '--context: context "prod" does not exist in the kubeconfig: expected one of dev',
+    );
+  });
+
   it("reports a malformed file in one line", () => {
     const bad = join(dir, "bad");
     writeFileSync(bad, "clusters: [\n");
