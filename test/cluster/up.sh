@@ -344,7 +344,7 @@ apply_manifests() {
 # --cascade=orphan right after a fresh start races it (the dependents are deleted later as
 # dangling). Probe: a PetSet deleted with --cascade=orphan keeps the orphan finalizer until
 # the garbage collector knows the kind.
-gc_probe_gone() { ! kubectl_admin -n default get petset petset-gc-probe >/dev/null 2>&1; }
+gc_probe_gone() { ! kubectl_admin -n default get petsets.petset.dev petset-gc-probe >/dev/null 2>&1; }
 gc_probe() {
   [[ ",${kcm_controllers}," == *,garbagecollector,* ]] || return 0
   kubectl_admin get crd petsets.petset.dev >/dev/null 2>&1 || return 0
@@ -363,7 +363,7 @@ spec:
     spec:
       containers: [{name: probe, image: probe}]
 PROBE
-  kubectl_admin -n default delete petset petset-gc-probe --cascade=orphan --wait=false >/dev/null
+  kubectl_admin -n default delete petsets.petset.dev petset-gc-probe --cascade=orphan --wait=false >/dev/null
   wait_for kube-controller-manager "garbage collector knows the CRDs" gc_probe_gone
 }
 

@@ -4,10 +4,12 @@
  * the plugin (`kubectl petset status` / `history`) still addresses petset.dev objects, and
  * `kubectl get petsets.petset.dev` tells them apart (docs/operations.md, "Two PetSet kinds").
  *
- * Both backends. On the real backend the other CRD is cluster-wide for this test's few
- * seconds and deleted after it: a test beside it that says `kubectl get petset` (the short,
- * ambiguous name) instead of `petsets.petset.dev` may meet the other kind meanwhile, as a
- * user would.
+ * Both backends. On the real backend the other CRD is cluster-wide for this test's seconds
+ * and deleted after it: kubectl resolves the bare `petset` to the other group meanwhile (as it
+ * would for a user), so scripts and tests say `petsets.petset.dev`. kubectl also caches
+ * discovery on disk per server: after the deletion `kubectl api-resources` (which bypasses and
+ * rewrites that cache) is run until the other group is gone from it, so no later `kubectl get
+ * petset` resolves to a group that no longer exists.
  */
 
 import { execFile } from "node:child_process";
@@ -66,15 +68,19 @@ beforeAll(async () => {
   binDir = mkdtempSync(join(tmpdir(), "petset-name-clash-bin-"));
   writeFileSync(join(binDir, "kubectl-petset"), `#!/bin/sh\nexec "${process.execPath}" "${PLUGIN}" "$@"\n`);
   chmodSync(join(binDir, "kubectl-petset"), 0o755);
-  await cluster.kubectl(["apply", "-f", "-"], { input: stringify(otherCrd) });
-  await cluster.kubectl(["wait", "--for=condition=Established", "--timeout=60s", `crd/${OTHER_CRD}`]);
 });
 
 afterAll(async () => {
   await controller?.stop();
-  await cluster?.kubectl(["delete", "crd", OTHER_CRD, "--ignore-not-found", "--wait=false"], {
-    allowFail: true,
-  });
+  if (cluster) {
+    await cluster.kubectl(["delete", "crd", OTHER_CRD, "--ignore-not-found"], { allowFail: true });
+    await eventually("kubectl's discovery cache no longer lists the other PetSet group", async () => {
+      const r = await cluster.kubectl(["api-resources", "--api-group=apps.k8s.appscode.com", "-o", "name"], {
+        allowFail: true,
+      });
+      return r.code === 0 && r.stdout.trim() === "" ? true : undefined;
+    });
+  }
   await cluster?.stop();
   if (binDir) rmSync(binDir, { recursive: true, force: true });
 });
@@ -101,7 +107,7 @@ describe("issue 30 the name: petsets.apps.k8s.appscode.com installed beside pets
       metadata: { name: "web", namespace: ns },
       spec: { replicas: 7, podManagementPolicy: "Parallel" },
     };
-    await cluster.kubectl(["apply", "-f", "-"], { input: `${stringify(ours)}---\n${stringify(theirs)}` });
+    await cluster.kubectl(["apply", "-f", "-"], { input: stringify(ours) });
     controller = await startController(cluster, ns);
     await eventually(
       "the petset.dev PetSet web completes its rollout",
@@ -119,6 +125,12 @@ describe("issue 30 the name: petsets.apps.k8s.appscode.com installed beside pets
       },
       90_000,
     );
+
+    // The other kind arrives once ours has rolled out: on the shared real cluster, for as short
+    // a time as the checks take.
+    await cluster.kubectl(["apply", "-f", "-"], { input: stringify(otherCrd) });
+    await cluster.kubectl(["wait", "--for=condition=Established", "--timeout=60s", `crd/${OTHER_CRD}`]);
+    await cluster.kubectl(["apply", "-f", "-"], { input: stringify(theirs) });
 
     const status = await plugin("status", "web");
     expect(status.stderr).toBe("");
