@@ -16,6 +16,7 @@ import type { ColorMode } from "./format-diff.js";
 import { addHookCommands } from "./hook-commands.js";
 import type { ConnectionFlags } from "./kubeconfig.js";
 import { addMigrationCommands } from "./migration-commands.js";
+import { addPetCommands } from "./pet-commands.js";
 import { connectionOptions, examples, outputOption } from "./program-options.js";
 import { addStepCommands } from "./step-commands.js";
 
@@ -281,6 +282,7 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
 
   addMigrationCommands(program, run, deps);
   addHookCommands(program, run);
+  addPetCommands(program, run);
 
   configureTree(program, program);
   return program;
