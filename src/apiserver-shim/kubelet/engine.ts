@@ -39,6 +39,8 @@ export type { NodeView } from "./pod-status.js";
 /** What the engine knows of the world beyond the object: the managed nodes, in order. */
 export interface World {
   nodes: readonly NodeView[];
+  /** `namespace/name` of the claims that exist: a pod whose claim is missing is not bound. */
+  claims?: { has(key: string): boolean };
 }
 
 export interface Plan {
@@ -79,10 +81,25 @@ export type Write =
 export const BindCompletedAnnotation = "pv.kubernetes.io/bind-completed";
 export const BoundByControllerAnnotation = "pv.kubernetes.io/bound-by-controller";
 
-/** The managed Ready node with the fewest pods (ties: the first in world order). */
-export function chooseNode(world: World): NodeView | undefined {
+/**
+ * The scheduler's part: the managed Ready node with the fewest pods (ties: the first in world
+ * order) that is not cordoned and has every label of the pod's nodeSelector; none while a
+ * claim the pod mounts does not exist (the scheduler's VolumeBinding: the pod stays Pending).
+ */
+export function chooseNode(world: World, pod?: Pod): NodeView | undefined {
+  if (pod && world.claims) {
+    const ns = pod.metadata.namespace ?? "default";
+    for (const v of pod.spec.volumes ?? []) {
+      const claim = v.persistentVolumeClaim?.claimName;
+      if (claim && !world.claims.has(`${ns}/${claim}`)) return undefined;
+    }
+  }
+  const selector = Object.entries(pod?.spec.nodeSelector ?? {});
   let best: NodeView | undefined;
-  for (const n of world.nodes) if (n.ready && (best === undefined || n.pods < best.pods)) best = n;
+  for (const n of world.nodes) {
+    if (!n.ready || n.unschedulable || !selector.every(([k, v]) => n.labels?.[k] === v)) continue;
+    if (best === undefined || n.pods < best.pods) best = n;
+  }
   return best;
 }
 
@@ -120,7 +137,7 @@ export function planStage(
   }
   for (const stage of config.stages) {
     if (stage.resource !== resource || !matchSelector(stage.selector, obj, pod)) continue;
-    if (stage.resource === "pods" && stage.next.bind && chooseNode(world) === undefined) continue;
+    if (stage.resource === "pods" && stage.next.bind && chooseNode(world, pod) === undefined) continue;
     return { stage, delayMs: delayFor(stage, obj, config.params) };
   }
   return null;
@@ -137,7 +154,7 @@ export function renderStage(stage: Stage, obj: KubeObject, world: World, now: nu
       const { next } = stage;
       let node = pod.spec.nodeName ?? "";
       if (next.bind) {
-        node = chooseNode(world)?.name ?? "";
+        node = chooseNode(world, pod)?.name ?? "";
         writes.push({ op: "bind", namespace: namespace ?? "default", name, uid, node });
       }
       if (next.statusPatch) {

@@ -67,6 +67,13 @@ export const PodSchema = z.looseObject({
   metadata: MetaSchema,
   spec: z.looseObject({
     nodeName: Str.optional().nullable(),
+    nodeSelector: z.record(Str, Str).optional().nullable(),
+    volumes: z
+      .array(
+        z.looseObject({ persistentVolumeClaim: z.looseObject({ claimName: Str }).optional().nullable() }),
+      )
+      .optional()
+      .nullable(),
     containers: z.array(ContainerSchema),
     initContainers: z.array(ContainerSchema).optional().nullable(),
   }),
@@ -85,7 +92,9 @@ export type Pod = z.infer<typeof PodSchema>;
 
 export const NodeSchema = z.looseObject({
   metadata: MetaSchema,
-  spec: z.looseObject({ podCIDR: Str.optional() }).optional(),
+  spec: z
+    .looseObject({ podCIDR: Str.optional(), unschedulable: z.boolean().optional().nullable() })
+    .optional(),
   status: z
     .looseObject({
       phase: Str.optional(),

@@ -18,6 +18,9 @@ import type { ConditionTemplate, ContainerRule, PodStatusTemplate } from "./stag
 export interface NodeView {
   name: string;
   ready: boolean;
+  /** spec.unschedulable (cordoned): no new pod is bound to it. */
+  unschedulable?: boolean;
+  labels?: Readonly<Record<string, string>>;
   /** Pods bound to it (including binds not yet seen in the cache). */
   pods: number;
   internalIP: string | undefined;

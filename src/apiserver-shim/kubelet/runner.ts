@@ -96,7 +96,11 @@ export class StageRunner {
       this.place(objKey, obj);
     }
     this.evaluate(resource, objKey);
-    if (resource === "nodes" && this.managed.has(obj.metadata.name)) {
+    // A node or a claim that changed may let an unbound pod be bound now.
+    if (
+      (resource === "nodes" && this.managed.has(obj.metadata.name)) ||
+      resource === "persistentvolumeclaims"
+    ) {
       for (const pod of this.o.source.list("pods")) {
         if (!podNodeName(pod)) this.evaluate("pods", objectKey(pod.metadata));
       }
@@ -158,11 +162,14 @@ export class StageRunner {
   world(): World {
     this.nodesCache ??= this.computeNodes();
     const empty = new Map<string, number>();
+    const source = this.o.source;
+    const claims = { has: (key: string) => source.get("persistentvolumeclaims", key) !== undefined };
     return {
       nodes: this.nodesCache.map((n) => {
         const counted = this.perNode.get(n.name);
         return { ...n, pods: counted?.pods ?? 0, podIPs: counted?.ips ?? empty };
       }),
+      claims,
     };
   }
 
@@ -176,6 +183,8 @@ export class StageRunner {
       nodes.push({
         name: node.metadata.name,
         ready,
+        unschedulable: node.spec?.unschedulable === true,
+        labels: node.metadata.labels ?? {},
         pods: 0,
         internalIP,
         podCIDR: node.spec?.podCIDR,
