@@ -5,12 +5,12 @@
  * test/integration/install.test.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { parser } from "@prometheus-io/lezer-promql";
 import { describe, expect, it } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { ConditionTypes, ProgressingReasons } from "../../../src/api/names.js";
 import { startProbeServer } from "../../../src/controller/http-server.js";
 import { createMetrics } from "../../../src/controller/metrics.js";
+import { controllerRegistry, exportedLabels, selectors, TARGET_LABELS } from "./promql.js";
 
 type Obj = Record<string, unknown>;
 
@@ -53,39 +53,6 @@ describe("kustomizations", () => {
   });
 });
 
-/** Labels Prometheus attaches to every scraped series of a ServiceMonitor target. */
-const TARGET_LABELS = new Set(["namespace", "pod", "service", "job", "instance", "endpoint", "container"]);
-
-interface Selector {
-  metric: string;
-  matchers: { label: string; value: string }[];
-}
-
-function selectors(expr: string): { errors: number; selectors: Selector[] } {
-  const tree = parser.parse(expr);
-  let errors = 0;
-  const out: Selector[] = [];
-  const text = (n: { from: number; to: number }) => expr.slice(n.from, n.to);
-  tree.iterate({
-    enter: (ref) => {
-      if (ref.type.isError) errors++;
-      if (ref.name !== "VectorSelector") return;
-      const node = ref.node;
-      const id = node.getChild("Identifier");
-      const matchers = node.getChild("LabelMatchers")?.getChildren("UnquotedLabelMatcher") ?? [];
-      out.push({
-        metric: id ? text(id) : "",
-        matchers: matchers.map((m) => {
-          const label = m.getChild("LabelName");
-          const value = m.getChild("StringLiteral");
-          return { label: label ? text(label) : "", value: value ? JSON.parse(text(value)) : "" };
-        }),
-      });
-    },
-  });
-  return { errors, selectors: out };
-}
-
 describe("deploy/controller.yaml", () => {
   const docs = parseAllDocuments(readFileSync("deploy/controller.yaml", "utf8")).map((d) =>
     obj(d.toJS(), "doc"),
@@ -126,15 +93,7 @@ describe("deploy/components/prometheus", () => {
   const rule = readYaml("deploy/components/prometheus/prometheusrule.yaml");
   const groups = list(obj(rule.spec, "spec").groups, "spec.groups").map((g) => obj(g, "group"));
   const rules = groups.flatMap((g) => list(g.rules, "rules").map((r) => obj(r, "rule")));
-  const metrics = createMetrics().registry;
-
-  function exportedLabels(metric: string): string[] | undefined {
-    const base = metric.replace(/_(bucket|sum|count)$/, "");
-    const m = metrics.getSingleMetric(metric) ?? metrics.getSingleMetric(base);
-    if (!m) return undefined;
-    const names = "labelNames" in m && Array.isArray(m.labelNames) ? m.labelNames.map(String) : [];
-    return metric.endsWith("_bucket") ? [...names, "le"] : names;
-  }
+  const metrics = controllerRegistry(false);
 
   it("alerts on a missed progress deadline, a failed hook, a controller not leading and sync errors", () => {
     expect(rules.map((r) => r.alert)).toEqual(
@@ -160,7 +119,7 @@ describe("deploy/components/prometheus", () => {
       expect(String(annotations.description ?? "")).not.toBe("");
       // Every metric named is one the controller exports, matched on labels it has.
       for (const s of parsed.selectors) {
-        const labels = exportedLabels(s.metric);
+        const labels = exportedLabels(metrics, s.metric);
         expect(labels, `${s.metric} is not a metric of src/controller/metrics.ts`).toBeDefined();
         for (const m of s.matchers) {
           expect(
