@@ -15,13 +15,7 @@ import {
 } from "../../src/api/index.js";
 import { hookRecordsSchema, lifecycleSchema, rolesSchema } from "./lifecycle-schema.js";
 import { withoutListItemDefaults } from "./list-defaults.js";
-import {
-  maxUnavailableNotZero,
-  reserveOrdinalsValid,
-  scaleMaxUnavailableNotZero,
-  selectorImmutable,
-  selectorMatchesTemplate,
-} from "./rules.js";
+import { maxUnavailableNotZero, selectorImmutable, selectorMatchesTemplate } from "./rules.js";
 import { rollingUpdateStepFields, rollingUpdateStepRules, rolloutStepStatusSchema } from "./steps-schema.js";
 import type { Schema, StructuralConverter } from "./structural.js";
 
@@ -134,24 +128,28 @@ function specSchema(k8s: StructuralConverter): Schema {
         maxItems: MAX_RESERVED_ORDINALS,
         description:
           'Ordinals no pet gets: ints and inclusive ranges "a-b", e.g. [1, "3-5"]. replicas counts the pets that exist, so replicas 3 with reserveOrdinals [1] gives <name>-0, <name>-2, <name>-3. Reserving a running pet\'s ordinal moves it as a scale would. Not versioned.',
-        "x-kubernetes-validations": [reserveOrdinalsValid],
+        // No CEL here: kube estimates an int-or-string's length as unbounded, so even a split per
+        // item exceeds the CRD's cost budget. pattern and minimum refuse malformed entries; a
+        // reversed range ("5-3") is refused by the controller (InvalidSpec, naming the field).
         items: {
           "x-kubernetes-int-or-string": true,
           anyOf: [{ type: "integer" }, { type: "string" }],
+          minimum: 0,
+          pattern: "^[0-9]{1,10}(-[0-9]{1,10})?$",
           maxLength: 21,
         },
       },
       scaleStrategy: {
         type: "object",
         description: "How fast pets are created and removed by scaling.",
-        "x-kubernetes-validations": [scaleMaxUnavailableNotZero],
         properties: {
           maxUnavailable: {
             "x-kubernetes-int-or-string": true,
             anyOf: [{ type: "integer" }, { type: "string" }],
             pattern: "^[0-9]+%$",
+            minimum: 1,
             description:
-              "Parallel only: at most this many pets unavailable from scaling at once (created and not yet available, or being deleted); an integer or a percentage of replicas (rounded down, at least 1). Unset: no limit. Never 0.",
+              "Parallel only: at most this many pets unavailable from scaling at once (created and not yet available, or being deleted); an integer >= 1 or a percentage of replicas (rounded down, at least 1). Unset: no limit.",
           },
         },
       },

@@ -84,18 +84,3 @@ export const petsNotNegative: CelRule = {
   fieldPath: ".pets",
   reason: "FieldValueInvalid",
 };
-
-/**
- * On `spec.reserveOrdinals`: each entry an ordinal >= 0 or a range "a-b" with a <= b
- * (overlapping entries are fine: the union is reserved).
- */
-export const reserveOrdinalsValid: CelRule = {
-  rule: "self.all(o, type(o) == int ? o >= 0 : (o.matches('^[0-9]{1,10}(-[0-9]{1,10})?$') && (!o.contains('-') || int(o.split('-')[0]) <= int(o.split('-')[1]))))",
-  message: 'each entry must be an ordinal >= 0 or a range "a-b" with a <= b (e.g. [1, "3-5"])',
-  reason: "FieldValueInvalid",
-};
-
-/** On `spec.scaleStrategy`: a scaling budget of 0 would never scale. */
-export const scaleMaxUnavailableNotZero: CelRule = {
-  ...maxUnavailableNotZero,
-};

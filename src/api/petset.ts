@@ -70,7 +70,7 @@ export const ReservedOrdinalSchema = z.union([
 export type ReservedOrdinal = z.infer<typeof ReservedOrdinalSchema>;
 
 /** At most this many entries in `spec.reserveOrdinals` (ranges keep the list short). */
-export const MAX_RESERVED_ORDINALS = 1000;
+export const MAX_RESERVED_ORDINALS = 64;
 
 /**
  * `spec.scaleStrategy`: how fast scaling goes. `maxUnavailable` (Parallel only): at most this
