@@ -61,7 +61,8 @@ export async function runDemo(config: DemoConfig, io: DemoIO = processIO()): Pro
       stepTimeoutMs: config.stepTimeout * 1000,
       plugin: (args) =>
         runPlugin(args, {
-          io: { stdout: narrator.indented(), stderr: io.stderr, noColor: "1" },
+          // Progress lines (adopt, release) are part of the story: both streams go to the narrator.
+          io: { stdout: narrator.indented(), stderr: narrator.indented(), noColor: "1" },
           clock: io.clock,
           connect: (flags) => kubePetSetApi(connect(flags)),
         }),

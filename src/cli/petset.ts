@@ -72,7 +72,7 @@ program
 program
   .command("demo")
   .description(
-    "a scripted tour on the embedded API server: create, update, break and fix, history, diff, rollback",
+    "a scripted tour on the embedded API server: create, update, break and fix, history, diff, rollback, migrate a StatefulSet",
   )
   .option("--ready-delay-ms <ms>", "how long the simulated kubelet takes to make a pod Ready", "300")
   .option("--step-timeout <seconds>", "give up when a step takes longer than this", "30")

@@ -1,4 +1,5 @@
 import {
+  AppsV1Api,
   CoreV1Api,
   CustomObjectsApi,
   type KubeConfig,
@@ -38,6 +39,7 @@ export class DemoCluster {
   readonly api: PetSetApi;
   private readonly custom: CustomObjectsApi;
   private readonly core: CoreV1Api;
+  private readonly apps: AppsV1Api;
   private readonly pods = new Map<string, PodSnapshot>();
   private podWatch: AbortController | undefined;
   private stopped = false;
@@ -51,6 +53,42 @@ export class DemoCluster {
     this.api = kubePetSetApi(connect({ kubeconfig: kubeconfigPath, namespace }));
     this.custom = kubeConfig.makeApiClient(CustomObjectsApi);
     this.core = kubeConfig.makeApiClient(CoreV1Api);
+    this.apps = kubeConfig.makeApiClient(AppsV1Api);
+  }
+
+  /** `kubectl apply --server-side` of one StatefulSet manifest, as field manager petset-demo. */
+  async applyStatefulSet(manifest: Record<string, unknown>): Promise<void> {
+    const name = String((manifest.metadata as { name?: unknown } | undefined)?.name ?? "");
+    await this.apps.patchNamespacedStatefulSet(
+      { name, namespace: this.namespace, body: manifest, fieldManager: DEMO_FIELD_MANAGER, force: true },
+      serverSideApply,
+    );
+  }
+
+  /** Until the StatefulSet has `replicas` Ready pods at its update revision; DemoTimeoutError after `timeoutMs`. */
+  async waitForStatefulSet(name: string, replicas: number, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    let last = "";
+    for (;;) {
+      const sts = await this.apps
+        .readNamespacedStatefulSet({ name, namespace: this.namespace })
+        .catch(() => undefined);
+      const s = sts?.status;
+      last = sts === undefined ? "not found" : `${s?.readyReplicas ?? 0} of ${replicas} ready`;
+      if (s !== undefined && (s.readyReplicas ?? 0) === replicas && (s.updatedReplicas ?? 0) === replicas)
+        return;
+      if (Date.now() >= deadline) throw new DemoTimeoutError(`statefulset ${name} to run`, timeoutMs, last);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+
+  /** The uid of each pod of the StatefulSet or PetSet named `name` (label app=name), by pod name. */
+  async podUids(name: string): Promise<Map<string, string>> {
+    const list = await this.core.listNamespacedPod({
+      namespace: this.namespace,
+      labelSelector: `app=${name}`,
+    });
+    return new Map(list.items.map((p) => [p.metadata?.name ?? "", p.metadata?.uid ?? ""]));
   }
 
   /** The flags the plugin needs to reach this cluster. */

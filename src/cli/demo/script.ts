@@ -13,7 +13,7 @@ export interface DemoScriptDeps {
   readonly stepTimeoutMs: number;
 }
 
-export const DEMO_STEPS = 7;
+export const DEMO_STEPS = 8;
 const NAME = "web";
 /** Short so the broken rollout is reported within the tour; the default is 600. */
 const DEADLINE_SECONDS = 6;
@@ -52,12 +52,40 @@ export function webManifest(image: string, changeCause?: string): Record<string,
   };
 }
 
+const LEGACY = "legacy";
+
+/** The migration step's StatefulSet (legacy.yaml). */
+export function legacyManifest(): Record<string, unknown> {
+  return {
+    apiVersion: "apps/v1",
+    kind: "StatefulSet",
+    metadata: { name: LEGACY },
+    spec: {
+      replicas: 2,
+      serviceName: LEGACY,
+      selector: { matchLabels: { app: LEGACY } },
+      template: {
+        metadata: { labels: { app: LEGACY } },
+        spec: { containers: [{ name: "app", image: "nginx:1.26" }] },
+      },
+    },
+  };
+}
+
 /** The rollout to `version` is complete: every pet runs it and is Ready. */
 const completeAt =
   (version: number) =>
   (ps: PetSet): true | undefined => {
     const s = rolloutState(ps);
     return s.phase === "complete" && s.updateVersion === version && s.ready === s.desired ? true : undefined;
+  };
+
+/** The rollout to `version` names a broken pet (Progressing message; docs/rollouts.md). */
+const brokenPetAt =
+  (version: number) =>
+  (ps: PetSet): true | undefined => {
+    const s = rolloutState(ps);
+    return s.updateVersion === version && s.brokenPets.length > 0 ? true : undefined;
   };
 
 /** The rollout to `version` failed: Progressing=False, ProgressDeadlineExceeded. */
@@ -71,7 +99,7 @@ const failedAt =
 
 /**
  * The tour: create, update and watch the rollout, break it with a bad image and recover,
- * history, diff, rollback. Each step waits for the PetSet's status to say it is done
+ * history, diff, rollback, and a StatefulSet adopted and released. Each step waits for the PetSet's status to say it is done
  * (a watch, never a sleep) and prints what happened on the way.
  */
 export async function runDemoScript(deps: DemoScriptDeps): Promise<void> {
@@ -82,11 +110,13 @@ export async function runDemoScript(deps: DemoScriptDeps): Promise<void> {
   };
   const wait = <R>(what: string, goal: (ps: PetSet) => R | undefined) =>
     cluster.waitFor(NAME, what, goal, deps.stepTimeoutMs);
-  const petset = async (...args: string[]) => {
+  /** Runs `kubectl petset ARGS`; an exit code outside `ok` stops the demo. */
+  const petsetExpecting = async (ok: readonly number[], ...args: string[]) => {
     n.command(`kubectl petset ${args.join(" ")}`);
     const code = await deps.plugin([...args, ...cluster.pluginFlags()]);
-    if (code !== 0) throw new Error(`demo: kubectl petset ${args.join(" ")} exited with ${code}`);
+    if (!ok.includes(code)) throw new Error(`demo: kubectl petset ${args.join(" ")} exited with ${code}`);
   };
+  const petset = (...args: string[]) => petsetExpecting([0], ...args);
   await cluster.followPods(NAME);
 
   n.section("Create a PetSet: three pets running nginx:1.26");
@@ -107,10 +137,14 @@ export async function runDemoScript(deps: DemoScriptDeps): Promise<void> {
   n.say(
     "nginx:broken crash-loops. The rollout stops at the first pet; the other two keep serving version 2.",
   );
-  n.say(
-    `After spec.progressDeadlineSeconds (${DEADLINE_SECONDS}s here) the PetSet says so in its Progressing condition.`,
-  );
+  n.say("Within seconds the PetSet names the broken pet and why, in its Progressing condition.");
   await apply("nginx:broken", "try the nightly build");
+  await wait("the broken pet to be named", brokenPetAt(3));
+  // Exit code 2: the rollout is not healthy (docs/cli.md).
+  await petsetExpecting([0, 2], "status", NAME);
+  n.say(
+    `After spec.progressDeadlineSeconds (${DEADLINE_SECONDS}s here) the rollout is reported failed (ProgressDeadlineExceeded).`,
+  );
   await wait("the broken rollout to be reported", failedAt(3));
   n.say(
     "The fix is simply the next version: the crash-looping pod is replaced at once, no one deletes pods by hand.",
@@ -131,13 +165,37 @@ export async function runDemoScript(deps: DemoScriptDeps): Promise<void> {
   await wait("the rollback to complete", completeAt(5));
   await petset("history", NAME);
 
+  n.section("Migrate a StatefulSet, and back, without restarting a pod");
+  n.say(
+    "A StatefulSet already running (the embedded server runs a StatefulSet controller, as a cluster does).",
+  );
+  n.command("kubectl apply --server-side -f legacy.yaml     # a StatefulSet, 2 replicas");
+  await cluster.applyStatefulSet(legacyManifest());
+  await cluster.waitForStatefulSet(LEGACY, 2, deps.stepTimeoutMs);
+  const before = await cluster.podUids(LEGACY);
+  n.say("adopt records its template as version 1 and hands its pods to a PetSet of the same name.");
+  await petset("adopt", `statefulset/${LEGACY}`);
+  await petset("history", LEGACY);
+  n.say("release hands them back: the StatefulSet is re-created and takes the same pods.");
+  await petset("release", LEGACY);
+  await cluster.waitForStatefulSet(LEGACY, 2, deps.stepTimeoutMs);
+  const after = await cluster.podUids(LEGACY);
+  const kept = [...before].filter(([pod, uid]) => after.get(pod) === uid).map(([pod]) => pod);
+  n.say(
+    kept.length === before.size
+      ? `${kept.join(", ")}: the same pods all along (uids unchanged).`
+      : `pods replaced: ${[...before.keys()].filter((p) => !kept.includes(p)).join(", ")}`,
+  );
+  if (kept.length !== before.size) throw new Error("demo: release replaced pods");
+
   n.section("What you saw");
   n.say(
     [
       "- every pod-shaping change became an immutable, numbered PetSetVersion (kubectl get psv);",
       "- rollouts went one pet at a time, highest ordinal first, waiting for Ready;",
-      "- a broken version was reported (ProgressDeadlineExceeded) and fixed by the next version;",
-      "- a rollback recorded version 5 with rollbackOf: 2.",
+      "- a broken version named its crash-looping pet at once, was reported at its deadline and fixed by the next version;",
+      "- a rollback recorded version 5 with rollbackOf: 2;",
+      "- a StatefulSet moved to a PetSet (adopt) and back (release) with no pod restarted.",
       "Run it yourself: `petset dev` (or `make run`), then `kubectl get petsets,petsetversions,pods`.",
     ].join("\n"),
   );
