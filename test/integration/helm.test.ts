@@ -367,7 +367,7 @@ describe.skipIf(!haveHelm || backendFromEnv() !== "real")(
         },
       };
       await cluster.kubectl(["apply", "-f", "-"], { input: stringify(petSet) });
-      await helm("uninstall", release, "-n", ns, "--wait", ...kubeconfig);
+      await helm("uninstall", release, "-n", ns, ...kubeconfig);
       installed = false;
       expect(await names("crd", "petsets.petset.dev", "petsetversions.petset.dev")).toEqual([
         "customresourcedefinition.apiextensions.k8s.io/petsets.petset.dev",
