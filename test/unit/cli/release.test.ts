@@ -87,7 +87,9 @@ describe("kubectl petset release", () => {
     ]);
     const sts = api.statefulSets.get("web");
     // issue 31 item 4: no bookkeeping left behind for `convert` to copy into Git.
-    expect(Object.keys(sts?.metadata.annotations ?? {}).filter((k) => k.startsWith("petset.dev/"))).toEqual([]);
+    expect(Object.keys(sts?.metadata.annotations ?? {}).filter((k) => k.startsWith("petset.dev/"))).toEqual(
+      [],
+    );
     expect(sts?.spec).toMatchObject({
       updateStrategy: { type: "RollingUpdate", rollingUpdate: { partition: 0 } },
     });

@@ -109,7 +109,9 @@ describe("simulated kubelet lifecycle (golden)", () => {
       (p.metadata as { annotations: Record<string, string> }).annotations = {};
     });
     api.update("pods", "default/web-1", (p) => {
-      (p.metadata as { annotations?: Record<string, string> }).annotations = { "kubelet.petset.dev/ready": "false" };
+      (p.metadata as { annotations?: Record<string, string> }).annotations = {
+        "kubelet.petset.dev/ready": "false",
+      };
     });
     await api.advance(1_000);
     expect(condition(podOf(api, "web-0"), "Ready")).toBe("True");
