@@ -14,12 +14,13 @@
  *    `<hook>.<set>.replace.<ordinal>.<pod uid prefix>`, records on the pod's version. As for
  *    updates, preUpdate is not run on a pod that is not Ready, and an exec preScaleDown on it is
  *    skipped (scale-down-hooks.ts).
- *  - Budget: a Ready pet goes only while the unavailable pets (scale-budget.ts), the pods this
- *    pass already deletes or patches, and the Ready pets already in their replacement number fewer
- *    than rollingUpdate.maxUnavailable; OrderedReady also only while every pet is available. A pet
- *    already in its replacement (hook started, claims deleting) keeps its slot and goes first; one
- *    that is not Ready goes at once (it serves nothing, SPEC rule 4). Not held by pause, steps or
- *    preRollout: a replacement is not a move between versions.
+ *  - Budget: a Ready pet goes (hook, claims, pod: each phase) only while the unavailable pets
+ *    (scale-budget.ts) and the pods this pass already deletes or patches number fewer than
+ *    rollingUpdate.maxUnavailable; OrderedReady also only while every pet is available. Pets
+ *    already in their replacement (hook started, claims deleting) go first; a started hook
+ *    waiting for a slot keeps running. A pet that is not Ready goes at once (it serves nothing,
+ *    SPEC rule 4). Not held by pause, steps or preRollout: a replacement is not a move between
+ *    versions.
  *  - `recreate`: the pet's claims (its version's templates) are deleted first, the pod stays until
  *    none is left undeleted; then the pod is deleted; pet creation (pet-creation.ts) waits for
  *    terminating claims to go, then creates fresh ones. While asked, a missing claim of the
@@ -149,13 +150,17 @@ export function planReplacements(ctx: PlanContext, allPetsHealthy: boolean): voi
   const movedNow = ctx.steps.filter(
     (s) => (s.kind === "deletePod" || s.kind === "patchPodImages") && spec.ordinals.includes(s.ordinal),
   ).length;
-  const holding = asked.filter((a) => a.started && isRunningAndReady(a.pod)).length;
-  let budget = spec.maxUnavailable - unavailablePets(ctx) - movedNow - holding;
+  let budget = spec.maxUnavailable - unavailablePets(ctx) - movedNow;
   if (spec.orderedReady && !allPetsHealthy) budget = Math.min(budget, 0);
   asked.sort((a, b) => Number(b.started) - Number(a.started) || b.pod.ordinal - a.pod.ordinal);
   for (const { pod, mode, started } of asked) {
-    if (!started && isRunningAndReady(pod)) {
-      if (budget <= 0) continue;
+    if (isRunningAndReady(pod)) {
+      if (budget <= 0) {
+        // No slot now: a started hook keeps running (not cancelled); the pet goes later.
+        const id = hookRequest(ctx, pod, mode).id;
+        if (started && id !== undefined && ctx.hooks.records.has(id)) ctx.hooks.requested.add(id);
+        continue;
+      }
       budget--;
     }
     if (gate(ctx, pod, mode) === "done") replace(ctx, pod, mode);

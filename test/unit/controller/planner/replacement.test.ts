@@ -100,6 +100,30 @@ describe.each(policies)("issue 28: targeted replacement in the plan (%s)", (poli
   });
 });
 
+describe("issue 28: targeted replacement within the budget (property-test finding)", () => {
+  // Found by reserve-ordinals-properties.test.ts (seed 20261205, path 107:0:1:1:1:2): a pet whose
+  // claims were already deleted for `--claims recreate` was deleted regardless of the budget,
+  // in the pass a rolling update took another pet down (2 unavailable with maxUnavailable 1,
+  // and under OrderedReady a pet created before a lower one was available).
+  it("a recreate whose claims are gone waits while a rolling update holds the only slot", () => {
+    const withClaims = {
+      volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"] } }],
+    };
+    const old = { ...v1, spec: { ...v1.spec, ...withClaims } } as typeof v1;
+    const next = { ...v2, spec: { ...v2.spec, ...withClaims } } as typeof v2;
+    const [a, b] = at(old, [0, 1], { targetVersion: 2 });
+    const claim = { name: claimName("data", "web", 1), uid: "c1", resourceVersion: "1", labels: {} };
+    const result = plan({
+      spec: { replicas: 2, ...withClaims },
+      versions: [old, next],
+      status: { currentVersion: 1 },
+      pods: [asked(a!, "recreate"), b!],
+      claims: [claim],
+    });
+    expect(moves(result)).toEqual(["delete web-1 (update)"]);
+  });
+});
+
 describe("issue 28: targeted replacement through its hooks (simulated)", () => {
   it("keep: preUpdate runs, the pod is recreated with a new uid, no new version", () => {
     const world = createWorld(makePetSet({ replicas: 3, lifecycle: { preUpdate: hookSpec() } }));
