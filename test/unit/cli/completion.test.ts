@@ -58,9 +58,11 @@ describe("kubectl-petset __complete", () => {
         "convert",
         "hook",
         "observe",
+        "replace",
+        "scale",
       ],
     ],
-    [["re"], ["resume", "restart", "release"]],
+    [["re"], ["resume", "restart", "release", "replace"]],
     [
       ["set", ""],
       ["image", "env"],
