@@ -26,13 +26,16 @@ export function applyChecked(m: Model, r: Replica, f: InFlight, step: Step): voi
     step.ordinal < partitionOrdinal
   )
     violate(`updated ordinal ${step.ordinal} below the partition`);
+  // A targeted replacement (issue 28) is held to the same budget as an update.
+  const replacement = step.kind === "deletePod" && step.reason === "replace";
   const isUpdate = isUpdateMove(step);
   if (isUpdate) for (const finding of judgeRolesAndSteps(f, step)) violate(finding);
-  const before = isUpdate ? knownUnavailable(m, f) : 0;
+  const budgeted = isUpdate || replacement;
+  const before = budgeted ? knownUnavailable(m, f) : 0;
   mutate(m.world, step);
   if (isUpdate) f.moved.add(step.podName);
   record(m);
-  if (isUpdate) {
+  if (budgeted) {
     const max = resolveMaxUnavailable(spec.updateStrategy.rollingUpdate?.maxUnavailable ?? 1, spec.replicas);
     const after = knownUnavailable(m, f);
     if (after > before && after > max) violate(`${after} pets unavailable > maxUnavailable ${max}`);
