@@ -7,6 +7,7 @@ import {
   type PetSetStatus,
   ProgressingReasons,
 } from "../../api/index.js";
+import { petOrdinals } from "../../controller/planner/ordinals.js";
 
 /**
  * Where a PetSet's rollout stands, read from its status alone:
@@ -104,7 +105,8 @@ function petsToUpdate(petSet: PetSet): number {
   const start = ordinals.start ?? PetSetDefaults.ordinalsStart;
   const partition = updateStrategy.rollingUpdate?.partition ?? PetSetDefaults.partition;
   const first = Math.max(start, partition);
-  return Math.max(0, Math.min(replicas, start + replicas - first));
+  // The pets' ordinals skip spec.reserveOrdinals (planner/ordinals.ts).
+  return petOrdinals(start, replicas, petSet.spec.reserveOrdinals).filter((o) => o >= first).length;
 }
 
 function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {

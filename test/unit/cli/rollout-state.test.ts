@@ -115,3 +115,16 @@ describe("parseDuration", () => {
     expect(() => parseDuration(text, "--timeout")).toThrow(/^--timeout: ".*" is not a duration/);
   });
 });
+
+describe("issue 28: rolloutState with reserveOrdinals", () => {
+  it("a partition counts the pets' ordinals, which skip the reserved ones", () => {
+    const ps = petSet({
+      partition: 2,
+      status: { ...base, updatedReplicas: 2, conditions: [progressing("RolloutComplete")] },
+    });
+    // Pets web-0, web-2, web-3: two of them at or above the partition.
+    const reserved = { ...ps, spec: { ...ps.spec, reserveOrdinals: [1] } };
+    expect(rolloutState(reserved).toUpdate).toBe(2);
+    expect(rolloutState(ps).toUpdate).toBe(1);
+  });
+});
