@@ -131,4 +131,16 @@ describe("kubectl petset release", () => {
     );
     expect(api.writes).toEqual([]);
   });
+
+  it("issue 28: refuses a PetSet that skips ordinals (spec.reserveOrdinals), naming the field", async () => {
+    const { api, run } = setup();
+    const ps = await api.getPetSet("web");
+    api.put({ ...ps, spec: { ...ps.spec, reserveOrdinals: [1] } });
+    const result = await run("release", "web");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^error: cannot release: petset "web" skips ordinals \(spec.reserveOrdinals\): a StatefulSet cannot/,
+    );
+    expect(api.writes).toEqual([]);
+  });
 });

@@ -4,6 +4,7 @@
  * the pods over), and the pod labels that make the pods its current revision.
  */
 import { Labels, type PetSet } from "../../../api/index.js";
+import { petOrdinals } from "../../../controller/planner/ordinals.js";
 import { PluginError } from "../errors.js";
 import { type AdoptSnapshot, petPods } from "./adopt-plan.js";
 import { isReady, type Pod, REVISION_LABEL, restartCount } from "./objects.js";
@@ -30,6 +31,14 @@ export function releasePreflight(petSet: PetSet, pods: readonly Pod[]): void {
   const what = `petset "${name}"`;
   const { spec, status } = petSet;
   if (spec.paused) throw new ReleaseRefusedError(`${what} is paused (spec.paused): a StatefulSet cannot be`);
+  if (
+    petOrdinals(spec.ordinals.start, spec.replicas, spec.reserveOrdinals).some(
+      (o, i) => o !== spec.ordinals.start + i,
+    )
+  )
+    throw new ReleaseRefusedError(
+      `${what} skips ordinals (spec.reserveOrdinals): a StatefulSet cannot; scale so its pets are ${name}-${spec.ordinals.start} up without gaps, then remove spec.reserveOrdinals`,
+    );
   const newest = status?.updateVersion;
   const start = spec.ordinals.start;
   const pets = petPods(name, pods);
