@@ -187,4 +187,39 @@ describe("chosen ordinals and pets (issue 28)", () => {
     },
     TEST_MS,
   );
+
+  it(
+    "issue 28: scaleStrategy.maxUnavailable 1 (Parallel) creates one pet at a time, each after the previous is available",
+    async () => {
+      await createPetSet(
+        env,
+        petSetManifest("sb", {
+          replicas: 1,
+          podManagementPolicy: "Parallel",
+          spec: { minReadySeconds: 2, scaleStrategy: { maxUnavailable: 1 } },
+        }),
+      );
+      await patchPetSet(env, "sb", { spec: { replicas: 3 } });
+      const pods = await withDiagnostics(env, "sb", () =>
+        eventually(
+          "sb-0..2 Ready",
+          async () => {
+            const all = await listPods(env, "sb");
+            return all.length === 3 && all.every(isReady) ? all : undefined;
+          },
+          WAIT_MS,
+        ),
+      );
+      const byName = new Map(pods.map((p) => [p.metadata?.name ?? "", p]));
+      const created = (n: string) => new Date(byName.get(n)?.metadata?.creationTimestamp ?? 0).getTime();
+      const readyAt = (n: string) =>
+        new Date(
+          byName.get(n)?.status?.conditions?.find((c) => c.type === "Ready")?.lastTransitionTime ?? 0,
+        ).getTime();
+      // Available = Ready for minReadySeconds (second precision on both sides: floor(c) >= floor(r) + 2).
+      expect(created("sb-1")).toBeGreaterThanOrEqual(readyAt("sb-0") + 2000);
+      expect(created("sb-2")).toBeGreaterThanOrEqual(readyAt("sb-1") + 2000);
+    },
+    TEST_MS,
+  );
 });
