@@ -154,7 +154,14 @@ describe.concurrent("[StatefulSetBasic] scaling (PetSet)", () => {
     await waitForStatusField(env, name, "availableReplicas", 2);
 
     // availableReplicas is shown in status
-    const out = await env.cluster.kubectl(["get", "petsets.petset.dev", name, "-n", env.namespace, "-o=yaml"]);
+    const out = await env.cluster.kubectl([
+      "get",
+      "petsets.petset.dev",
+      name,
+      "-n",
+      env.namespace,
+      "-o=yaml",
+    ]);
     expect(out.stdout).toContain("availableReplicas: 2");
   });
 });
