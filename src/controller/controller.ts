@@ -76,7 +76,10 @@ export class PetSetController {
 
   constructor(private readonly opts: ControllerOptions) {
     this.metrics = opts.metrics ?? createMetrics();
-    this.queue = new KeyQueue({ clock: opts.clock });
+    this.queue = new KeyQueue({
+      clock: opts.clock,
+      observeWait: (seconds) => this.metrics.queueDuration.observe(seconds),
+    });
     this.expectations = new ExpectationStore(opts.expectationsTimeoutMs ?? 30_000);
     this.userAgent = opts.userAgent ?? "petset-controller";
   }
@@ -213,6 +216,7 @@ export class PetSetController {
       logger: this.opts.logger,
       events,
       enqueue: (key) => this.queue.add(key),
+      metrics: this.metrics,
       signal: guard.signal,
       fence: guard,
     });

@@ -1,4 +1,9 @@
-/** Prometheus metrics of the controller; one registry per controller instance (no globals). */
+/**
+ * Prometheus metrics of the controller; one registry per controller instance (no globals).
+ * Labels stay bounded: PetSet names appear only on the per-PetSet gauges (one series each,
+ * removed with the PetSet); counters and histograms are labelled by kinds (result, verb,
+ * hook, handler), never by object.
+ */
 import { Counter, Gauge, Histogram, type LabelValues, Registry } from "prom-client";
 
 export interface ControllerMetrics {
@@ -6,6 +11,7 @@ export interface ControllerMetrics {
   syncs: Counter<"result">;
   syncDuration: Histogram;
   queueDepth: Gauge;
+  queueDuration: Histogram;
   versions: Gauge<"namespace" | "petset">;
   podsByVersion: Gauge<"namespace" | "petset" | "version">;
   apiWrites: Counter<"verb" | "resource">;
@@ -14,7 +20,16 @@ export interface ControllerMetrics {
   expectationsExpired: Counter;
   writesRefused: Counter;
   conditions: ConditionMetric;
+  hookRuns: Counter<"hook" | "handler" | "result">;
+  hookRunDuration: Histogram<"hook" | "handler">;
 }
+
+/**
+ * How a hook run ended in this process (hooks/runner.ts): its handler returned success or
+ * failure, the runner's deadline stopped it, the plan or a lost Lease stopped it, or a
+ * transient API error interrupted it (it is resumed, same attempt).
+ */
+export type HookRunResult = "succeeded" | "failed" | "timed_out" | "cancelled" | "interrupted";
 
 export type ConditionLabel = "namespace" | "petset" | "type" | "status" | "reason";
 
@@ -71,6 +86,12 @@ export function createMetrics(): ControllerMetrics {
       ...opts,
     }),
     queueDepth: new Gauge({ name: "petset_queue_depth", help: "Keys waiting in the work queue", ...opts }),
+    queueDuration: new Histogram({
+      name: "petset_queue_duration_seconds",
+      help: "Time a key waited in the work queue, from its add to a worker picking it up",
+      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60],
+      ...opts,
+    }),
     versions: new Gauge({
       name: "petset_versions",
       help: "PetSetVersions per PetSet",
@@ -113,5 +134,18 @@ export function createMetrics(): ControllerMetrics {
         ...opts,
       }),
     ),
+    hookRuns: new Counter({
+      name: "petset_hook_runs_total",
+      help: "Hook runs ended in this controller, by hook, handler and result (succeeded, failed, timed_out, cancelled, interrupted)",
+      labelNames: ["hook", "handler", "result"],
+      ...opts,
+    }),
+    hookRunDuration: new Histogram({
+      name: "petset_hook_run_duration_seconds",
+      help: "Duration of a hook run that ended (succeeded, failed or timed out), from its attempt's start",
+      labelNames: ["hook", "handler"],
+      buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 300, 600, 1800, 3600],
+      ...opts,
+    }),
   };
 }

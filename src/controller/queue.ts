@@ -9,6 +9,11 @@
  * keys, and among the others, first in first out. A key already queued moves to the urgent
  * lane; one in flight is re-queued urgent when done. Urgent keys can delay the rest only while
  * spec changes arrive faster than the workers record them.
+ *
+ * Latency (`observeWait`, the metric petset_queue_duration_seconds): from the add that made a
+ * key pending (queued, or dirty while in flight) to a worker picking it up, on the injected
+ * clock; later adds of a pending key and a move to the urgent lane keep the first time, and
+ * the delay of `addAfter` is not counted (the key is added when it is due), as client-go's.
  */
 import type { Clock } from "../util/clock.js";
 
@@ -16,6 +21,8 @@ export interface QueueOptions {
   clock: Clock;
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** Called with the seconds a key waited each time a worker picks it up. */
+  observeWait?: (seconds: number) => void;
 }
 
 export class KeyQueue {
@@ -27,6 +34,8 @@ export class KeyQueue {
   private readonly dirtyWhileProcessing = new Set<string>();
   private readonly failures = new Map<string, number>();
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  /** When each pending key was first added (clock ms), for observeWait. */
+  private readonly addedAt = new Map<string, number>();
   private readonly waiters: ((key: string | undefined) => void)[] = [];
   private shuttingDown = false;
   private readonly baseDelayMs: number;
@@ -43,6 +52,7 @@ export class KeyQueue {
 
   add(key: string, opts: { urgent?: boolean } = {}): void {
     if (this.shuttingDown) return;
+    if (!this.addedAt.has(key)) this.addedAt.set(key, this.opts.clock.now());
     if (this.processing.has(key)) {
       this.dirtyWhileProcessing.add(key);
       if (opts.urgent) this.urgentWhenDone.add(key);
@@ -58,7 +68,7 @@ export class KeyQueue {
     }
     const waiter = this.waiters.shift();
     if (waiter) {
-      this.processing.add(key);
+      this.pickedUp(key);
       waiter(key);
       return;
     }
@@ -106,10 +116,17 @@ export class KeyQueue {
     const key = this.urgent.shift() ?? this.queue.shift();
     if (key !== undefined) {
       this.queued.delete(key);
-      this.processing.add(key);
+      this.pickedUp(key);
       return Promise.resolve(key);
     }
     return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
+  private pickedUp(key: string): void {
+    this.processing.add(key);
+    const at = this.addedAt.get(key);
+    this.addedAt.delete(key);
+    if (at !== undefined) this.opts.observeWait?.(Math.max(0, this.opts.clock.now() - at) / 1000);
   }
 
   /** Marks a key processed; if it changed meanwhile, it is queued again. */
@@ -127,6 +144,7 @@ export class KeyQueue {
     this.shuttingDown = true;
     for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    this.addedAt.clear();
     for (const w of this.waiters.splice(0)) w(undefined);
   }
 }

@@ -14,7 +14,9 @@
  *  - Nothing starts while the Lease fence refuses writes (a lapse before the loss is noticed):
  *    the key is synced again shortly, and handlers check the fence on their own requests.
  * A finished run writes its outcome to the record (record-writer.ts), records an Event and
- * wakes the PetSet's sync.
+ * wakes the PetSet's sync. Every run that ends here is counted (petset_hook_runs_total, by
+ * result: metrics.ts); one that succeeded, failed or timed out is timed from its attempt's
+ * startedAt (petset_hook_run_duration_seconds), so a run resumed after a restart counts whole.
  *
  * Nothing here is state that matters: the records are. A controller restarted mid-hook sees
  * Running records and starts them again, same id and attempt: the Job handler finds its Job by
@@ -35,6 +37,7 @@ import {
 } from "../../api/index.js";
 import { abortAfter } from "../../util/abort-signal.js";
 import type { EventRecorder } from "../event-recorder.js";
+import type { ControllerMetrics, HookRunResult } from "../metrics.js";
 import { hookDeadline } from "../planner/takeover.js";
 import { runExec } from "./exec-handler.js";
 import { runExternal, withdrawExternal } from "./external-handler.js";
@@ -93,6 +96,8 @@ export interface HookRunnerDeps extends HandlerDeps {
   signal?: AbortSignal | undefined;
   /** When this controller began driving (planner/takeover.ts); the planner is given the same. */
   drivingSince?: number;
+  /** Where ended runs are counted and timed (none: not counted). */
+  metrics?: Pick<ControllerMetrics, "hookRuns" | "hookRunDuration"> | undefined;
   /** Handlers by kind, for tests (default: the real ones). */
   handlers?: Partial<Record<HookHandlerKind, HookHandler>>;
 }
@@ -256,6 +261,7 @@ export class HookRunner {
     });
     const f: InFlight = { key, attempts: run.record.attempts, run, abort, done };
     this.inFlight.set(id, f);
+    const startedHere = this.deps.clock.now();
     void (async () => {
       let outcome: { ok: boolean; message: string };
       try {
@@ -263,11 +269,14 @@ export class HookRunner {
       } catch (err) {
         if (signal.aborted) {
           log.info({ reason: String(signal.reason) }, "hook run stopped");
+          const byDeadline = !abort.signal.aborted && !this.deps.signal?.aborted;
+          this.observe(run, byDeadline ? "timed_out" : "cancelled", startedHere);
           return;
         }
         if (isTransient(err)) {
           // Not the hook's failure: the run starts again (same attempt) on a later sync.
           log.warn({ err: String(err) }, "hook run interrupted by a transient error; it is resumed");
+          this.observe(run, "interrupted", startedHere);
           this.retrySoon(key);
           return;
         }
@@ -281,8 +290,13 @@ export class HookRunner {
           if (signal.aborted && !this.deps.signal?.aborted) this.deps.enqueue(key);
         }
       }
-      if (signal.aborted) return;
+      if (signal.aborted) {
+        const byDeadline = !abort.signal.aborted && !this.deps.signal?.aborted;
+        this.observe(run, byDeadline ? "timed_out" : "cancelled", startedHere);
+        return;
+      }
       log.info({ ok: outcome.ok, message: outcome.message }, "hook run finished");
+      this.observe(run, outcome.ok ? "succeeded" : "failed", startedHere);
       const runKey = `${id}#${run.record.attempts}`;
       this.written.add(runKey);
       await this.finish(key, holder, run, outcome).catch((err: unknown) => {
@@ -290,6 +304,18 @@ export class HookRunner {
         log.warn({ err: String(err) }, "could not record the hook's outcome; the run is retried");
       });
     })();
+  }
+
+  /** Counts an ended run; times it from its attempt's start when it ran to an end. */
+  private observe(run: HookRun, result: HookRunResult, startedHere: number): void {
+    const metrics = this.deps.metrics;
+    if (metrics === undefined) return;
+    const labels = { hook: run.record.hook, handler: run.record.handler };
+    metrics.hookRuns.inc({ ...labels, result });
+    if (result === "cancelled" || result === "interrupted") return;
+    const recorded = Date.parse(run.record.startedAt);
+    const since = Number.isNaN(recorded) ? startedHere : Math.min(recorded, startedHere);
+    metrics.hookRunDuration.observe(labels, Math.max(0, this.deps.clock.now() - since) / 1000);
   }
 
   private async finish(

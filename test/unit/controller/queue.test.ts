@@ -58,3 +58,57 @@ describe("KeyQueue urgent lane", () => {
     expect(await drain(queue, 2)).toEqual(["ns/a", "ns/b"]);
   });
 });
+
+describe("KeyQueue latency (petset_queue_duration_seconds)", () => {
+  /** A queue on a clock the test moves, and the waits it reported, in seconds. */
+  function timedQueue() {
+    const clock = { now: 1_000_000 };
+    const waits: number[] = [];
+    const queue = new KeyQueue({ clock: { now: () => clock.now }, observeWait: (s) => waits.push(s) });
+    const advance = (ms: number) => {
+      clock.now += ms;
+    };
+    return { queue, waits, advance };
+  }
+
+  it("issue 30: reports the time from a key's first add to a worker picking it up", async () => {
+    const { queue, waits, advance } = timedQueue();
+    queue.add("ns/a");
+    advance(1_000);
+    queue.add("ns/b");
+    queue.add("ns/a"); // already queued: keeps its first add
+    queue.add("ns/a", { urgent: true }); // moved ahead: still the first add
+    advance(1_500);
+    expect(await queue.get()).toBe("ns/a");
+    advance(500);
+    expect(await queue.get()).toBe("ns/b");
+    expect(waits).toEqual([2.5, 2]);
+  });
+
+  it("issue 30: a key added while in flight waits from that add until it is picked up again", async () => {
+    const { queue, waits, advance } = timedQueue();
+    queue.add("ns/a");
+    expect(await queue.get()).toBe("ns/a");
+    advance(3_000);
+    queue.add("ns/a");
+    advance(4_000);
+    queue.done("ns/a");
+    advance(1_000);
+    expect(await queue.get()).toBe("ns/a");
+    expect(waits).toEqual([0, 5]);
+  });
+
+  it("issue 30: a key handed straight to an idle worker waited 0 s; a done key with no new add reports nothing", async () => {
+    const { queue, waits, advance } = timedQueue();
+    const next = queue.get();
+    advance(10_000);
+    queue.add("ns/a");
+    expect(await next).toBe("ns/a");
+    queue.done("ns/a");
+    advance(10_000);
+    queue.add("ns/b");
+    advance(250);
+    expect(await queue.get()).toBe("ns/b");
+    expect(waits).toEqual([0, 0.25]);
+  });
+});

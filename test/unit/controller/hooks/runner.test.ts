@@ -10,6 +10,7 @@ import type { HookRecord, PetSetVersion } from "../../../../src/api/index.js";
 import type { HookHandler } from "../../../../src/controller/hooks/hook-run.js";
 import { HookRunner, runsToHave } from "../../../../src/controller/hooks/runner.js";
 import { LeaseLostError } from "../../../../src/controller/lease-guard.js";
+import { type ControllerMetrics, createMetrics } from "../../../../src/controller/metrics.js";
 import { syncPetSet } from "../../../../src/controller/sync.js";
 import { FakeWorld, petSetObject } from "../fake-world.js";
 
@@ -25,7 +26,16 @@ function recordingHandler(started: string[]): HookHandler {
   };
 }
 
-function runnerFor(world: FakeWorld, started: string[], more: { fence?: { check(): void } } = {}) {
+function runnerFor(
+  world: FakeWorld,
+  started: string[],
+  more: {
+    fence?: { check(): void };
+    handler?: HookHandler;
+    metrics?: ControllerMetrics;
+    signal?: AbortSignal;
+  } = {},
+) {
   const ctx = world.context();
   return new HookRunner({
     kubeConfig: new KubeConfig(),
@@ -34,7 +44,9 @@ function runnerFor(world: FakeWorld, started: string[], more: { fence?: { check(
     logger: pino({ level: "silent" }),
     events: ctx.events,
     enqueue: () => {},
-    handlers: { job: recordingHandler(started) },
+    handlers: { job: more.handler ?? recordingHandler(started) },
+    metrics: more.metrics,
+    signal: more.signal,
     ...(more.fence !== undefined
       ? { fence: { ...more.fence, signal: new AbortController().signal, remainingMs: () => 0 } }
       : {}),
@@ -149,6 +161,89 @@ describe("the hook runner after the plan", () => {
       expect(started).toHaveLength(1);
     } finally {
       runner.stopAll();
+    }
+  });
+});
+
+describe("the hook runner's metrics (issue 30)", () => {
+  /** A job handler the test ends: `end` settles the run it was started for. */
+  function controlledHandler(started: string[]) {
+    let end: (outcome: { ok: boolean; message: string }) => void = () => {};
+    const handler: HookHandler = (run, _deps, signal) => {
+      started.push(`${run.record.id}#${run.record.attempts}`);
+      return new Promise((resolve, reject) => {
+        end = resolve;
+        signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+      });
+    };
+    return { handler, end: (outcome: { ok: boolean; message: string }) => end(outcome) };
+  }
+
+  const runs = async (metrics: ControllerMetrics) =>
+    (await metrics.hookRuns.get()).values.map((v) => ({ ...v.labels, value: v.value }));
+  const durations = async (metrics: ControllerMetrics) =>
+    Object.fromEntries(
+      (await metrics.hookRunDuration.get()).values
+        .filter((v) => !v.metricName?.endsWith("_bucket"))
+        .map((v) => [v.metricName ?? "", { ...v.labels, value: v.value }]),
+    );
+
+  /** Version 2's preRollout run started by a runner with metrics; `stop` ends the test. */
+  async function runningPreRollout() {
+    const world = new FakeWorld();
+    world.petSets.put(withPreRollout("nginx:1.27", 1));
+    await settle(world);
+    world.petSets.put(withPreRollout("nginx:1.28", 2));
+    await settle(world, undefined, 2);
+    const started: string[] = [];
+    const metrics = createMetrics();
+    const lease = new AbortController();
+    const control = controlledHandler(started);
+    const runner = runnerFor(world, started, { handler: control.handler, metrics, signal: lease.signal });
+    await settle(world, runner, 1);
+    expect(started).toHaveLength(1);
+    const stop = () => {
+      runner.stopAll();
+      lease.abort(new Error("test over"));
+    };
+    return { world, metrics, runner, stop, end: control.end };
+  }
+
+  it.each([
+    ["succeeds", true, "succeeded"],
+    ["fails", false, "failed"],
+  ] as const)(
+    "issue 30: a run that %s is counted by result and timed from its start",
+    async (_name, ok, result) => {
+      const { world, metrics, stop, end } = await runningPreRollout();
+      try {
+        expect(await runs(metrics)).toEqual([]);
+        world.now += 42_000;
+        end({ ok, message: ok ? "done" : "exit code 1" });
+        await vi.waitFor(async () => expect(await runs(metrics)).toHaveLength(1), { timeout: 10_000 });
+        expect(await runs(metrics)).toEqual([{ hook: "preRollout", handler: "job", result, value: 1 }]);
+        expect(await durations(metrics)).toEqual({
+          petset_hook_run_duration_seconds_sum: { hook: "preRollout", handler: "job", value: 42 },
+          petset_hook_run_duration_seconds_count: { hook: "preRollout", handler: "job", value: 1 },
+        });
+      } finally {
+        stop();
+      }
+    },
+  );
+
+  it("issue 30: a run the plan stops (its version superseded) is counted cancelled and not timed", async () => {
+    const { world, metrics, runner, stop } = await runningPreRollout();
+    try {
+      world.petSets.put(withPreRollout("nginx:1.29", 3));
+      await settle(world, runner, 1);
+      await vi.waitFor(async () => expect(await runs(metrics)).toHaveLength(1), { timeout: 10_000 });
+      expect(await runs(metrics)).toEqual([
+        { hook: "preRollout", handler: "job", result: "cancelled", value: 1 },
+      ]);
+      expect((await durations(metrics)).petset_hook_run_duration_seconds_count).toBeUndefined();
+    } finally {
+      stop();
     }
   });
 });
