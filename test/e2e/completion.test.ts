@@ -78,6 +78,8 @@ describe("bash completion of kubectl-petset", () => {
       "convert",
       "hook",
       "observe",
+      "replace",
+      "scale",
     ]);
     expect(await bashComplete("kubectl-petset st")).toEqual(["status"]);
     expect(await bashComplete("kubectl-petset set i")).toEqual(["image"]);

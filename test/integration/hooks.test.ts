@@ -184,7 +184,10 @@ describe("lifecycle hooks", () => {
           spec: {
             lifecycle: {
               preUpdate: {
-                exec: { command: ["sh", "-c", `test -f ${flag} || sleep 120`] },
+                // Hangs until the fix (the flag) lands. A command still running past its
+                // timeout keeps the hook's lock (docs/hooks.md, "exec: one at a time"), so the
+                // retry runs once this one has ended, never beside it.
+                exec: { command: ["sh", "-c", `while [ ! -f ${flag} ]; do sleep 0.2; done`] },
                 timeoutSeconds: 3,
               },
             },

@@ -18,6 +18,7 @@ import {
   updatePetSet,
   verifyClaimsExist,
   WAIT_MS,
+  waitForRunning,
 } from "./upstream-support.js";
 
 const merge = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
@@ -35,8 +36,11 @@ const policy = (p: { whenDeleted?: string; whenScaled?: string }) => ({
 });
 const claim = (name: string, i: number) => `datadir-${name}-${i}`;
 
+/** Create, then WaitForRunningAndReady, as upstream does before each case's first check. */
 async function create(name: string, replicas: number, p: { whenDeleted?: string; whenScaled?: string } = {}) {
-  return createPetSet(env, newPetSet(name, replicas, { claims: true, ...policy(p) }));
+  const set = await createPetSet(env, newPetSet(name, replicas, { claims: true, ...policy(p) }));
+  await waitForRunning(env, name, replicas, replicas);
+  return set;
 }
 
 const deletePetSet = (name: string) =>

@@ -82,7 +82,7 @@ function buildProgram(deps: PluginDeps, setExit: (code: number) => void): Comman
   const { io } = deps;
   const program = new Command("kubectl petset")
     .description(
-      "Inspect and steer PetSet rollouts: history, diff, rollback, pause, resume, restart, status, promote, abort, set, completion; lifecycle hooks: hook, observe; move StatefulSets over and back: adopt, convert, release.",
+      "Inspect and steer PetSet rollouts: history, diff, rollback, pause, resume, restart, status, promote, abort, set, completion; lifecycle hooks: hook, observe; move StatefulSets over and back: adopt, convert, release; chosen pets: replace, scale --remove.",
     )
     .usage("<command> NAME [flags]")
     .exitOverride()
