@@ -14,7 +14,7 @@ import { Labels } from "../api/names.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { createClaimControl } from "./claim-control.js";
-import { CrdsTooOld, checkCrdCompat, readInstalledCrds } from "./crd-compat.js";
+import { CrdsTooOld, checkCrdCompat, readInstalledCrds, readUntilAnswered } from "./crd-compat.js";
 import { createEventRecorder } from "./event-recorder.js";
 import { ExpectationStore, type ExpectedResource } from "./expectations.js";
 import { HookRunner } from "./hooks/runner.js";
@@ -135,7 +135,11 @@ export class PetSetController {
 
   /** Refuses to start against CRDs older than this build needs (crd-compat.ts). */
   private async checkCrds(): Promise<void> {
-    const verdict = checkCrdCompat(await readInstalledCrds(this.opts.kubeConfig));
+    const installed = await readUntilAnswered(
+      () => readInstalledCrds(this.opts.kubeConfig),
+      (err, n) => this.opts.logger.warn({ err: String(err), retry: n }, "cannot read the CRDs yet: retrying"),
+    );
+    const verdict = checkCrdCompat(installed);
     if (!verdict.ok) throw new CrdsTooOld(verdict.message);
     for (const warning of verdict.warnings) this.opts.logger.warn(warning);
   }

@@ -15,11 +15,16 @@
  * - A CRD the controller may not read (403: RBAC without the `get` on its two CRDs that
  *   deploy/rbac.yaml grants) cannot be checked: a warning, and the controller starts.
  *
+ * - The CRDs are read until the API server answers: a transient error (no answer, 429, 5xx:
+ *   an API server restarting as the controller starts) is retried with backoff, never a
+ *   reason to exit (chaos seed 7010: a replica started during an API server restart exited 1).
+ *
  * checkCrdCompat is pure (table-tested in test/unit/controller/crd-compat.test.ts);
- * readInstalledCrds is the thin adapter.
+ * readInstalledCrds is the thin adapter, readUntilAnswered its retry.
  */
 import { ApiextensionsV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { statusCode } from "./api-errors.js";
+import { backoffMs, isTransient } from "./hooks/transient.js";
 
 export const CRD_REVISION_ANNOTATION = "petset.dev/crd-revision";
 /**
@@ -100,6 +105,26 @@ export async function readInstalledCrds(kubeConfig: KubeConfig): Promise<Install
       }
     }),
   );
+}
+
+/**
+ * `read()` until it answers: transient errors (hooks/transient.ts) are retried after
+ * `backoffMs(n)` (`onRetry` says why), any other error is thrown.
+ */
+export async function readUntilAnswered<T>(
+  read: () => Promise<T>,
+  onRetry: (err: unknown, n: number) => void,
+  wait: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await read();
+    } catch (err) {
+      if (!isTransient(err)) throw err;
+      onRetry(err, n);
+      await wait(backoffMs(n));
+    }
+  }
 }
 
 /** Thrown by the controller's start when the CRDs are too old; its message says what to do. */

@@ -4,6 +4,7 @@
  * revision this build needs.
  */
 import { readFileSync } from "node:fs";
+import { ApiException } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import {
@@ -12,6 +13,7 @@ import {
   checkCrdCompat,
   type InstalledCrd,
   PETSET_CRDS,
+  readUntilAnswered,
 } from "../../../src/controller/crd-compat.js";
 
 const at = (revision: string | undefined): Readonly<Record<string, string>> | undefined =>
@@ -110,5 +112,41 @@ describe("issue 30 item 2: crds/ as generated", () => {
     expect(crd.metadata.name).toBe(name);
     expect(crd.metadata.annotations?.[CRD_REVISION_ANNOTATION]).toBe(String(CRD_REVISION));
     expect(checkCrdCompat([{ name, state: "found", annotations: crd.metadata.annotations }]).ok).toBe(true);
+  });
+});
+
+describe("chaos seed 7010: the CRDs are read until the API server answers", () => {
+  const refused = () =>
+    Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:6443"), { code: "ECONNREFUSED" });
+  const noWait = async () => {};
+
+  it("retries a refused connection and a 502/503 with backoff, then checks what it read", async () => {
+    const errors = [
+      refused(),
+      new ApiException(502, "Bad Gateway", "{}", {}),
+      new ApiException(503, "Service Unavailable", "{}", {}),
+    ];
+    const retries: number[] = [];
+    const installed = await readUntilAnswered(
+      async () => {
+        const err = errors.shift();
+        if (err) throw err;
+        return [{ name: "petsets.petset.dev", state: "missing" as const }];
+      },
+      (_err, n) => retries.push(n),
+      noWait,
+    );
+    expect(retries).toEqual([0, 1, 2]);
+    expect(installed).toEqual([{ name: "petsets.petset.dev", state: "missing" }]);
+  });
+
+  it("throws a definite error (401) at once", async () => {
+    let calls = 0;
+    const read = async () => {
+      calls++;
+      throw new ApiException(401, "Unauthorized", "{}", {});
+    };
+    await expect(readUntilAnswered(read, () => {}, noWait)).rejects.toMatchObject({ code: 401 });
+    expect(calls).toBe(1);
   });
 });
