@@ -37,18 +37,20 @@ test: lint build ## every test: unit, then integration + e2e on the embedded ser
 	@command -v zsh >/dev/null || [ "$${CI:-}" != "true" ] || { sudo=$$([ "$$(id -u)" = 0 ] || echo "sudo -n"); \
 	  $$sudo apt-get update -qq && $$sudo apt-get install -y -qq zsh >/dev/null; } || echo "test: installing zsh failed"
 	@command -v zsh >/dev/null || echo "test: zsh is missing: the zsh completion tests are skipped (with CI=true they fail)"
-	@# The real control plane starts while the unit tests run; the two integration suites then run
-	@# at the same time (most of their time is waiting on pods), each line tagged with its backend.
+	@# The real control plane starts while the unit tests and the embedded suite run (the embedded
+	@# suite, the longest, starts at once); the real suite follows the unit tests, beside the
+	@# embedded one (most of their time is waiting on pods); each line tagged with its suite.
 	@# Each suite runs two files at a time (an embedded file starts its own server; the real
 	@# files share one cluster, each in its own namespaces with a namespace-scoped controller);
 	@# the conformance diff follows the real suite while the embedded one may still run.
 	@# TEST_SERIAL=1 runs everything serially.
 	rc=0; (bash test/cluster/up.sh > .cache/cluster-up.log 2>&1) & up=$$!; \
-	node test/support/run-suite.mjs unit || rc=$$?; \
-	if [ -n "$${TEST_SERIAL:-}" ]; then \
-	  PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration || rc=$$?; emb=""; \
-	else \
+	emb=""; if [ -z "$${TEST_SERIAL:-}" ]; then \
 	  PETSET_SUITE_PREFIX=embedded PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration $(EMBEDDED_PARALLEL) & emb=$$!; \
+	fi; \
+	PETSET_SUITE_PREFIX=$${emb:+unit} node test/support/run-suite.mjs unit || rc=$$?; \
+	if [ -n "$${TEST_SERIAL:-}" ]; then \
+	  PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration || rc=$$?; \
 	fi; \
 	if wait $$up; then \
 	  cat .cache/cluster-up.log; \
