@@ -33,8 +33,16 @@ let passed = 0;
 let failed = 0;
 let skipped = 0;
 const failures = [];
+let slowest = [];
 try {
   const r = JSON.parse(readFileSync(out, "utf8"));
+  slowest = (r.testResults ?? [])
+    .map((f) => ({
+      file: f.name.replace(`${process.cwd()}/`, ""),
+      s: ((f.endTime ?? 0) - (f.startTime ?? 0)) / 1000,
+    }))
+    .sort((a, b) => b.s - a.s)
+    .slice(0, 8);
   passed = r.numPassedTests;
   failed = r.numFailedTests;
   skipped = r.numPendingTests + r.numTodoTests;
@@ -52,6 +60,9 @@ try {
 }
 rmSync(dir, { recursive: true, force: true });
 const closing = `${label}: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`;
+// The slowest files, so the time budget of `make test` (15 min warm) can be kept by looking.
+const slow = `${label} slowest files: ${slowest.map((f) => `${f.file} ${f.s.toFixed(0)}s`).join(", ")}`;
+console.log(prefix ? `[${prefix}] ${slow}` : slow);
 console.log(prefix ? `[${prefix}] ${closing}` : closing);
 // CI shows the end of the log: the Makefile's `test` target prints this file last.
 if (failures.length > 0 || res.status !== 0) {
