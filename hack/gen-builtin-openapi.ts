@@ -63,6 +63,11 @@ export const TARGETS: Target[] = [
     prefix: "/apis/apiextensions.k8s.io/v1",
     resources: { customresourcedefinitions: ["status"] },
   },
+  {
+    file: "apis__storage.k8s.io__v1_openapi.json",
+    prefix: "/apis/storage.k8s.io/v1",
+    resources: { storageclasses: [] },
+  },
 ];
 
 type Json = Record<string, unknown>;

@@ -6,6 +6,7 @@
 import type { Logger } from "pino";
 import { SYSTEM_NAMESPACES } from "./builtin/namespaces.js";
 import { registerBuiltins } from "./builtin/register-builtins.js";
+import { DEFAULT_STORAGE_CLASSES } from "./builtin/storage-classes.js";
 import { CRDS_GR, CrdController } from "./controllers/crd-controller.js";
 import { DEFAULT_EVENT_TTL_MS, sweepEvents } from "./controllers/event-ttl.js";
 import { GarbageCollector } from "./controllers/garbage-collector.js";
@@ -23,6 +24,7 @@ import { GenericStore, NAMESPACES_GR } from "./registry/generic-store.js";
 import { ResourceRegistry } from "./registry/resource-registry.js";
 import { ObjectStore } from "./storage/object-store.js";
 import type { Clock } from "./time.js";
+import { deepClone } from "./types.js";
 
 export interface ShimCoreOptions {
   clock: Clock;
@@ -110,6 +112,11 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
   for (const ns of SYSTEM_NAMESPACES)
     if (!store.peek(nsDef, undefined, ns))
       store.create(nsDef, undefined, { metadata: { name: ns } }, systemContext(opts.clock, "kube-apiserver"));
+  // The test cluster's StorageClasses (test/cluster/manifests/storage.yaml), as its setup applies them.
+  const scDef = registry.get("storage.k8s.io", "v1", "storageclasses")!;
+  for (const sc of DEFAULT_STORAGE_CLASSES)
+    if (!store.peek(scDef, undefined, sc.metadata.name!))
+      store.create(scDef, undefined, deepClone(sc), systemContext(opts.clock, "kube-apiserver"));
   objects.beginWatchWindows();
   if (auto) for (const s of [gc, nsc, crdc, jobc, stsc]) s.poke();
   // Event expiry sweeps a tenth of the TTL apart (at most a minute), so an Event outlives its

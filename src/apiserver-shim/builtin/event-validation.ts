@@ -43,7 +43,7 @@ function subdomainErrors(value: string): string[] {
 }
 
 /** validation.IsQualifiedName. */
-function qualifiedNameErrors(value: string): string[] {
+export function qualifiedNameErrors(value: string): string[] {
   const errs: string[] = [];
   const parts = value.split("/");
   let name = parts[0] ?? "";

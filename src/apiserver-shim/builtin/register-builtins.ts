@@ -16,6 +16,7 @@ import { namespacesDefinition } from "./namespaces.js";
 import { podsDefinition } from "./pods.js";
 import { servicesDefinition } from "./services.js";
 import { statefulSetsDefinition } from "./statefulsets.js";
+import { storageClassDefinition } from "./storage-classes.js";
 import { pvcDefinition, pvDefinition } from "./storage-resources.js";
 
 export function registerBuiltins(registry: ResourceRegistry, objects: ObjectStore, clock: Clock): void {
@@ -27,8 +28,9 @@ export function registerBuiltins(registry: ResourceRegistry, objects: ObjectStor
     configMapsDefinition,
     secretsDefinition,
     serviceAccountsDefinition,
-    pvcDefinition,
+    pvcDefinition(objects),
     pvDefinition,
+    storageClassDefinition,
     nodesDefinition,
     coreEventsDefinition,
     leasesDefinition,

@@ -1,51 +1,61 @@
-/** PersistentVolumeClaims and PersistentVolumes (no provisioner: claims stay Pending unless bound). */
+/**
+ * PersistentVolumeClaims and PersistentVolumes (no provisioner here: the simulated kubelet
+ * binds claims; src/apiserver-shim/kubelet/claim-resizer.ts plays the CSI resizer).
+ */
 import { fieldForbidden, fieldNotSupported, fieldRequired } from "../errors.js";
 import type { FieldError } from "../schema/index.js";
+import type { ObjectStore } from "../storage/object-store.js";
 import { pvcTable, pvTable } from "../tables/builtin-tables.js";
-import { deepEqual, isPlainObject } from "../types.js";
+import { isPlainObject } from "../types.js";
+import { admitClaimResize, validateClaimUpdate } from "./claim-update-validation.js";
 import { defineBuiltin } from "./define.js";
+import { classAllowsExpansion, defaultStorageClass } from "./storage-classes.js";
 
 type Obj = Record<string, unknown>;
 
-export const pvcDefinition = defineBuiltin({
-  group: "",
-  version: "v1",
-  resource: "persistentvolumeclaims",
-  kind: "PersistentVolumeClaim",
-  namespaced: true,
-  schema: "io.k8s.api.core.v1.PersistentVolumeClaim",
-  shortNames: ["pvc"],
-  status: true,
-  table: pvcTable,
-  strategy: {
-    applyDefaults(pvc) {
-      if (isPlainObject(pvc.spec)) pvc.spec.volumeMode ??= "Filesystem";
+/**
+ * Claims read the StorageClasses through the store: the DefaultStorageClass admission plugin
+ * fills in a missing class on create, PersistentVolumeClaimResize refuses growth the class does
+ * not allow (see claim-update-validation.ts).
+ */
+export function pvcDefinition(objects: ObjectStore) {
+  return defineBuiltin({
+    group: "",
+    version: "v1",
+    resource: "persistentvolumeclaims",
+    kind: "PersistentVolumeClaim",
+    namespaced: true,
+    schema: "io.k8s.api.core.v1.PersistentVolumeClaim",
+    shortNames: ["pvc"],
+    status: true,
+    table: pvcTable,
+    strategy: {
+      applyDefaults(pvc) {
+        if (isPlainObject(pvc.spec)) pvc.spec.volumeMode ??= "Filesystem";
+      },
+      prepareForCreate(pvc) {
+        const spec = (isPlainObject(pvc.spec) ? pvc.spec : {}) as Obj;
+        pvc.spec = spec;
+        spec.volumeMode ??= "Filesystem";
+        pvc.status = { phase: "Pending" };
+        const annotated = pvc.metadata.annotations?.["volume.beta.kubernetes.io/storage-class"] !== undefined;
+        if (spec.storageClassName === undefined && !annotated) {
+          const cls = defaultStorageClass(objects);
+          if (cls !== undefined) spec.storageClassName = cls;
+        }
+      },
+      validate(pvc) {
+        return validateClaimSpec(pvc.spec, "spec");
+      },
+      validateUpdate(pvc, old) {
+        return [...validateClaimSpec(pvc.spec, "spec"), ...validateClaimUpdate(pvc, old)];
+      },
+      admitUpdate(pvc, old) {
+        admitClaimResize(pvc, old, (cls) => classAllowsExpansion(objects, cls));
+      },
     },
-    prepareForCreate(pvc) {
-      const spec = (isPlainObject(pvc.spec) ? pvc.spec : {}) as Obj;
-      pvc.spec = spec;
-      spec.volumeMode ??= "Filesystem";
-      pvc.status = { phase: "Pending" };
-    },
-    validate(pvc) {
-      return validateClaimSpec(pvc.spec, "spec");
-    },
-    validateUpdate(pvc, old) {
-      const strip = (s: unknown) => {
-        const { resources: _r, volumeAttributesClassName: _v, volumeName: _n, ...rest } = (s ?? {}) as Obj;
-        return rest;
-      };
-      if (!deepEqual(strip(pvc.spec), strip(old.spec)))
-        return [
-          fieldForbidden(
-            "spec",
-            "spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims",
-          ),
-        ];
-      return [];
-    },
-  },
-});
+  });
+}
 
 export const pvDefinition = defineBuiltin({
   group: "",

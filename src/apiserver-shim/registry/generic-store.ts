@@ -267,6 +267,7 @@ export class GenericStore {
     if (sub === "status") errs.push(...(def.strategy.validateStatusUpdate?.(next, old, ctx) ?? []));
     else errs.push(...(def.strategy.validateUpdate?.(next, old, ctx) ?? []));
     if (errs.length) throw invalid(internalGroup(def), def.kind, old.metadata.name!, errs);
+    if (sub === "") def.strategy.admitUpdate?.(next, old, ctx);
     def.strategy.canonicalize?.(next);
     if (def.strategy.tracksGeneration && specChanged(next, old, !!def.status))
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;

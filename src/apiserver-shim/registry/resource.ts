@@ -66,6 +66,8 @@ export interface ResourceStrategy {
   prepareForDelete?(obj: KubeObject): void;
   /** Resource-specific reasons a create must be refused (beyond validation). */
   admit?(obj: KubeObject, ctx: RequestContext): void;
+  /** Validating admission of an update of the main resource, after validation; throw an ApiError. */
+  admitUpdate?(obj: KubeObject, old: KubeObject, ctx: RequestContext): void;
 }
 
 export interface ScaleSubresource {
