@@ -45,6 +45,13 @@ function statusSchema(): Schema {
       hooks: hookRecordsSchema(
         "Hook runs that moved pets to this version (preScaleDown: of pods at it), latest state of each: the audit trail of kubectl petset history.",
       ),
+      formatVersion: {
+        type: "integer",
+        format: "int64",
+        minimum: 0,
+        description:
+          "The format of this status as the controller wrote it; absent means 0. A controller that does not know the format leaves the PetSet alone (docs/operations.md).",
+      },
     },
   };
 }

@@ -72,6 +72,8 @@ export const PetSetVersionStatusSchema = z.object({
     .optional(),
   /** Hook runs that move pets to this version (preScaleDown: of pods at it), latest state. */
   hooks: z.array(HookRecordSchema).optional(),
+  /** The format of this status (src/api/state-format.ts); absent: 0, before format versions. */
+  formatVersion: z.number().int().min(0).optional(),
 });
 export type PetSetVersionStatus = z.infer<typeof PetSetVersionStatusSchema>;
 

@@ -29,9 +29,10 @@ import { backoffMs, isTransient } from "./hooks/transient.js";
 export const CRD_REVISION_ANNOTATION = "petset.dev/crd-revision";
 /**
  * The revision of the CRDs this build generates and needs. 1: the first stamped revision
- * (status subresource of PetSetVersion, storage, node and ordinal fields).
+ * (status subresource of PetSetVersion, storage, node and ordinal fields). 2: PetSetVersion
+ * status.formatVersion (state-format.ts: an older schema would prune it).
  */
-export const CRD_REVISION = 1;
+export const CRD_REVISION = 2;
 export const PETSET_CRDS = ["petsets.petset.dev", "petsetversions.petset.dev"] as const;
 
 export type InstalledCrd =

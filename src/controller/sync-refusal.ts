@@ -1,6 +1,7 @@
 /**
- * The sync's answer to a PetSet it cannot parse (sync.ts): an Event and a condition that name
- * the fields. Writes only the PetSet's status and an Event.
+ * The sync's answer to a PetSet it cannot parse (sync.ts), or whose state a newer controller
+ * wrote (state-format.ts): an Event and a condition that name the fields or objects. Writes
+ * only the PetSet's status and an Event.
  */
 import type { KubernetesObject } from "@kubernetes/client-node";
 import {
@@ -23,14 +24,20 @@ const MAX_CONDITION_MESSAGE = 4096;
  * fields, so `kubectl describe` and `kubectl wait` show it (fuzzed input: only the Event was
  * written, the status said nothing).
  */
-export async function reportRefusal(ctx: SyncContext, raw: KubernetesObject, message: string): Promise<void> {
+export async function reportRefusal(
+  ctx: SyncContext,
+  raw: KubernetesObject,
+  message: string,
+  reason: string = ProgressingReasons.invalidSpec,
+): Promise<void> {
   const ns = raw.metadata?.namespace ?? "default";
   const name = raw.metadata?.name ?? "";
   await ctx.events.record(
     { apiVersion: API_VERSION, kind: PETSET_KIND, namespace: ns, name, uid: raw.metadata?.uid },
-    { type: "Warning", reason: "InvalidSpec", message },
+    { type: "Warning", reason, message },
   );
-  ctx.logger.warn({ petSet: `${ns}/${name}`, message }, "invalid PetSet");
+  const what = reason === ProgressingReasons.invalidSpec ? "invalid PetSet" : "not acting on this PetSet";
+  ctx.logger.warn({ petSet: `${ns}/${name}`, reason, message }, what);
   const current = PetSetStatusSchema.safeParse((raw as { status?: unknown }).status ?? {});
   const base = current.success ? current.data : PetSetStatusSchema.parse({});
   const status = withCondition(
@@ -38,7 +45,7 @@ export async function reportRefusal(ctx: SyncContext, raw: KubernetesObject, mes
     {
       type: ConditionTypes.progressing,
       status: "False",
-      reason: ProgressingReasons.invalidSpec,
+      reason,
       message: message.slice(0, MAX_CONDITION_MESSAGE),
     },
     ctx.clock.now(),

@@ -18,6 +18,7 @@ import {
   ProgressingReasons,
   versionName,
 } from "../api/index.js";
+import { UNSUPPORTED_STATE_FORMAT } from "../api/state-format.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
 import { VersionHistory } from "../versions/history.js";
@@ -45,6 +46,8 @@ import { type Expect, type Expectation, type ExpectationStore, expectBefore } fr
 import type { HookRunner } from "./hooks/runner.js";
 import type { ControllerCaches } from "./informers.js";
 import type { ControllerMetrics } from "./metrics.js";
+import type { NodeFencing } from "./node-fencing.js";
+import type { NodeWatch } from "./node-watch.js";
 import { cachedPodView, cachedVersions, parsePetSet } from "./parsed-cache.js";
 import {
   type PetSetReader,
@@ -56,6 +59,7 @@ import {
 import { claimViewFromV1, planRollout } from "./planner/index.js";
 import type { PodControl } from "./pod-control.js";
 import { forgetPetSetGauges, updatePetSetGauges } from "./pod-gauges.js";
+import { checkStateFormats } from "./state-format.js";
 import type { StatusWriteLimiter } from "./status-coalescing.js";
 import { canonicalStatus, withCondition } from "./status-compare.js";
 import { awaitExpectations } from "./sync-expectations.js";
@@ -83,6 +87,10 @@ export interface SyncContext {
   statusWrites?: StatusWriteLimiter;
   /** When this controller began driving (planner/takeover.ts); none: all time counts. */
   drivingSince?: number;
+  /** The nodes for lost-node decisions (node-watch.ts); none or undefined: nothing is judged. */
+  nodes?: NodeWatch;
+  /** Moves a fenced pet off its lost node (node-fencing.ts). */
+  nodeFencing?: NodeFencing;
 }
 
 export interface SyncResult {
@@ -114,6 +122,16 @@ export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncRes
     return { requeueAfterMs: INVALID_SPEC_REQUEUE_MS };
   }
   const petSet = parsed.data;
+  // State a newer controller wrote: no plan, no hook run, no history GC (state-format.ts).
+  const format = checkStateFormats({
+    versions: ctx.caches.versions.ofPetSet(namespace, name),
+    pods: ctx.caches.pods.ofPetSet(namespace, name),
+  });
+  if (!format.ok) {
+    ctx.hooks?.forget(key);
+    await reportRefusal(ctx, raw, format.message, UNSUPPORTED_STATE_FORMAT);
+    return { requeueAfterMs: INVALID_SPEC_REQUEUE_MS };
+  }
   const waiting = awaitExpectations(ctx, key, namespace);
   if (waiting !== undefined) return waiting;
   const expect = (e: Expectation) => ctx.expectations.expect(key, e, ctx.clock.now());
@@ -201,6 +219,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
     .map(claimViewFromV1)
     .map((c) => (ownership.foreignClaims.has(c.name) ? { ...c, foreign: true } : c));
   const now = ctx.clock.now();
+  const nodes = ctx.nodes?.views();
   const plan = planRollout({
     petSet,
     versions,
@@ -209,7 +228,9 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
     now,
     blockedOrdinals: ownership.blockedOrdinals,
     ...(ctx.drivingSince !== undefined ? { drivingSince: ctx.drivingSince } : {}),
+    ...(nodes !== undefined ? { nodes } : {}),
   });
+  ctx.metrics.petsOnLostNodes.set({ namespace, petset: name }, plan.lostPets?.length ?? 0);
   // Hook runs: those Running as cached that this plan still asks for (its status.hooks) run,
   // the others stop; a superseded version's hook never starts (hooks/runner.ts).
   ctx.hooks?.reconcile(petSet, versions, plan.status.hooks ?? []);

@@ -3,11 +3,14 @@
  * (uncached), change the record only if it is still the same run (same id, Running, same
  * attempt), merge-patch `status.hooks` with a resourceVersion precondition, retry on 409.
  * A record that moved on meanwhile (cancelled, timed out by the planner, retried) is left
- * alone: the planner's decision stands.
+ * alone: the planner's decision stands. So is a version whose status a newer controller wrote
+ * (state-format.ts); the patch stamps the format it writes.
  */
 import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
 import { GROUP, type HookRecord, PetSetVersionSchema, VERSION, VERSION_PLURAL } from "../../api/index.js";
+import { STATE_FORMAT } from "../../api/state-format.js";
 import { isConflict, isNotFound } from "../api-errors.js";
+import { checkStateFormats } from "../state-format.js";
 
 const merge = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
 const ATTEMPTS = 5;
@@ -30,7 +33,9 @@ export async function writeHookOutcome(
   for (let i = 0; ; i++) {
     let version: ReturnType<typeof PetSetVersionSchema.parse>;
     try {
-      version = PetSetVersionSchema.parse(await api.getNamespacedCustomObject(ref));
+      const raw = (await api.getNamespacedCustomObject(ref)) as { status?: unknown };
+      if (!checkStateFormats({ versions: [raw], pods: [] }).ok) return "outdated";
+      version = PetSetVersionSchema.parse(raw);
     } catch (err) {
       if (isNotFound(err)) return "outdated";
       throw err;
@@ -52,7 +57,10 @@ export async function writeHookOutcome(
           ...ref,
           body: {
             metadata: { resourceVersion: version.metadata.resourceVersion },
-            status: { hooks: hooks.map((r) => (r.id === target.id ? done : r)) },
+            status: {
+              hooks: hooks.map((r) => (r.id === target.id ? done : r)),
+              formatVersion: STATE_FORMAT,
+            },
           },
         },
         merge,

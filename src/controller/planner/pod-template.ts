@@ -25,6 +25,7 @@ import {
   type PetSetVersion,
   podName,
 } from "../../api/index.js";
+import { STATE_FORMAT, STATE_FORMAT_ANNOTATION } from "../../api/state-format.js";
 
 /**
  * Every pod gets a projected downward-API volume mounted read-only at `/etc/petset/` in every
@@ -64,14 +65,20 @@ export function ownerReferenceTo(petSet: PetSet): V1OwnerReference {
   };
 }
 
-/** Labels and annotations that say which version a pod runs (also used to relabel and patch). */
+/**
+ * Labels and annotations that say which version a pod runs (also used to relabel and patch),
+ * with the state format they are written in (src/controller/state-format.ts).
+ */
 export function versionMarks(version: PetSetVersion): {
   labels: Record<string, string>;
   annotations: Record<string, string>;
 } {
   return {
     labels: { [Labels.version]: String(version.spec.version), [Labels.hash]: version.spec.hash },
-    annotations: { [Annotations.generation]: String(version.spec.generation) },
+    annotations: {
+      [Annotations.generation]: String(version.spec.generation),
+      [STATE_FORMAT_ANNOTATION]: String(STATE_FORMAT),
+    },
   };
 }
 

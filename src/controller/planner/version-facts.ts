@@ -35,6 +35,7 @@
  *  - deadlineExceededAt: on the target when Progressing turns ProgressDeadlineExceeded.
  *  - resumedAt: on the target when a paused set is resumed.
  *  - steps: on the target when the step-wise rollout moved (steps.ts).
+ *  Every status written carries formatVersion = STATE_FORMAT (src/controller/state-format.ts).
  * So after every sync the derivation equals the status written: a wipe changes nothing.
  */
 import {
@@ -46,6 +47,7 @@ import {
   type PetSetVersionStatus,
   ProgressingReasons,
 } from "../../api/index.js";
+import { STATE_FORMAT } from "../../api/state-format.js";
 import { factTime, type TimeFact, versionWithLatest } from "../../versions/facts.js";
 import { mergedRecords } from "./hook-records.js";
 import type { PlanContext } from "./plan-context.js";
@@ -215,7 +217,7 @@ export function planVersionFacts(ctx: PlanContext, status: PetSetStatus): void {
       versionName: version.metadata.name ?? "",
       version: n,
       resourceVersion: version.metadata.resourceVersion,
-      status: { ...(version.status ?? {}), ...update },
+      status: { ...(version.status ?? {}), ...update, formatVersion: STATE_FORMAT },
       facts: Object.keys(update),
     });
   }

@@ -113,6 +113,7 @@ describe("syncPetSet", () => {
     expect(Object.keys(v1.status ?? {}).sort()).toEqual([
       "becameCurrentAt",
       "completedAt",
+      "formatVersion",
       "fullyRolledOutAt",
       "observedAt",
       "rolloutStartedAt",

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { Annotations, EnvVars, Labels } from "../../../../src/api/index.js";
+import { STATE_FORMAT, STATE_FORMAT_ANNOTATION } from "../../../../src/api/state-format.js";
 import { buildClaim, buildPod, PodInfoVolume } from "../../../../src/controller/planner/index.js";
 import { hashContent } from "../../../../src/versions/hash.js";
 import { planVersionSync } from "../../../../src/versions/plan-sync.js";
@@ -37,6 +38,7 @@ describe("buildPod", () => {
       note: "x",
       [Annotations.generation]: "7",
       [Annotations.startedVersion]: "4",
+      [STATE_FORMAT_ANNOTATION]: String(STATE_FORMAT),
     });
   });
 
