@@ -70,6 +70,7 @@ export const DevFlagsSchema = CommonFlagsSchema.extend({
   controller: z.boolean().default(true),
   readyDelayMs: integerFlag("a whole number of milliseconds, 0 or more", 0).default(300),
   eventTtl: seconds(1).default(3600),
+  nodeMonitorGracePeriod: seconds(1).default(50),
 });
 export type DevConfig = z.infer<typeof DevFlagsSchema>;
 

@@ -1,6 +1,7 @@
 /**
  * The shim without HTTP: store, registry with the built-ins, and the internal
- * controllers (CRD serving, garbage collector, namespace lifecycle, jobs, StatefulSets). The server wraps it;
+ * controllers (CRD serving, garbage collector, namespace lifecycle, jobs, StatefulSets, node
+ * lifecycle). The server wraps it;
  * tests drive it directly.
  */
 import type { Logger } from "pino";
@@ -12,6 +13,13 @@ import { DEFAULT_EVENT_TTL_MS, sweepEvents } from "./controllers/event-ttl.js";
 import { GarbageCollector } from "./controllers/garbage-collector.js";
 import { JOBS_GR, JobController } from "./controllers/job-controller.js";
 import { NamespaceController } from "./controllers/namespace-controller.js";
+import {
+  LEASES_GR,
+  NODE_LEASE_NAMESPACE,
+  NODES_GR,
+  NodeLifecycleController,
+} from "./controllers/node-lifecycle-controller.js";
+import { DefaultNodeMonitorGracePeriodMs } from "./controllers/node-lifecycle-plan.js";
 import { PassScheduler } from "./controllers/pass-scheduler.js";
 import {
   CONTROLLER_REVISIONS_GR,
@@ -33,6 +41,11 @@ export interface ShimCoreOptions {
   watchWindow?: number;
   /** Events expire this long after their last write (kube's --event-ttl, default 1 h). */
   eventTtlMs?: number;
+  /**
+   * A node whose kubelet is silent this long is marked Ready=Unknown and tainted (kube's
+   * --node-monitor-grace-period; default 50 s).
+   */
+  nodeMonitorGracePeriodMs?: number;
   /** Run the internal controllers on their own after changes (default true). */
   autoReconcile?: boolean;
 }
@@ -79,6 +92,19 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
     stsTimer = undefined;
     if (after !== undefined && auto) stsTimer = setTimeout(() => stsc.poke(), Math.max(after, 10));
   };
+  const nodeLifecycle = new NodeLifecycleController(
+    store,
+    registry,
+    opts.nodeMonitorGracePeriodMs ?? DefaultNodeMonitorGracePeriodMs,
+  );
+  // Grace periods: the pass says when the next one runs out; one timer, as for jobs.
+  let nodeTimer: NodeJS.Timeout | undefined;
+  const nodePass = () => {
+    const after = nodeLifecycle.pass();
+    if (nodeTimer) clearTimeout(nodeTimer);
+    nodeTimer = undefined;
+    if (after !== undefined && auto) nodeTimer = setTimeout(() => nodec.poke(), Math.max(after, 10));
+  };
   const onError = (what: string) => (err: unknown) => opts.logger?.error({ err }, `${what} pass failed`);
   const auto = opts.autoReconcile ?? true;
   // The GC looks only at what events since its last pass touched; passes at most every 25 ms.
@@ -87,6 +113,7 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
   const crdc = new PassScheduler(crdPass, onError("CRD finalizer"));
   const jobc = new PassScheduler(jobPass, onError("job controller"));
   const stsc = new PassScheduler(stsPass, onError("statefulset controller"));
+  const nodec = new PassScheduler(nodePass, onError("node lifecycle controller"));
   objects.subscribe((e) => {
     crds.onEvent(e);
     const gcWork = collector.observe(e);
@@ -107,6 +134,12 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
           m.ownerReferences.some((r) => r.kind === "StatefulSet")))
     )
       stsc.poke();
+    if (
+      e.gr === NODES_GR ||
+      (e.gr === LEASES_GR && m.namespace === NODE_LEASE_NAMESPACE) ||
+      (e.gr === "/pods" && nodeLifecycle.wantsPod(e.object))
+    )
+      nodec.poke();
   });
   const nsDef = registry.get("", "v1", "namespaces")!;
   for (const ns of SYSTEM_NAMESPACES)
@@ -118,7 +151,7 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
     if (!store.peek(scDef, undefined, sc.metadata.name!))
       store.create(scDef, undefined, deepClone(sc), systemContext(opts.clock, "kube-apiserver"));
   objects.beginWatchWindows();
-  if (auto) for (const s of [gc, nsc, crdc, jobc, stsc]) s.poke();
+  if (auto) for (const s of [gc, nsc, crdc, jobc, stsc, nodec]) s.poke();
   // Event expiry sweeps a tenth of the TTL apart (at most a minute), so an Event outlives its
   // TTL by at most that much.
   const eventTtlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
@@ -146,12 +179,14 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
         gcPass();
         jobs.pass();
         statefulSets.pass();
+        nodeLifecycle.pass();
         if (objects.currentRv() === before) return;
       }
     },
     stop() {
-      for (const s of [gc, nsc, crdc, jobc, stsc]) s.stop();
+      for (const s of [gc, nsc, crdc, jobc, stsc, nodec]) s.stop();
       if (jobTimer) clearTimeout(jobTimer);
+      if (nodeTimer) clearTimeout(nodeTimer);
       if (stsTimer) clearTimeout(stsTimer);
       if (eventSweep) clearInterval(eventSweep);
       objects.close();

@@ -64,6 +64,8 @@ export interface ApiServerOptions {
   certDir?: string;
   /** Events expire this long after their last write (kube's --event-ttl; default 1 h). */
   eventTtlMs?: number;
+  /** kube-controller-manager's --node-monitor-grace-period for the embedded node lifecycle controller (default 50 s). */
+  nodeMonitorGracePeriodMs?: number;
   /** Interval of BOOKMARK events on watches that allow them (default 10 s). */
   bookmarkIntervalMs?: number;
   /** Upper bound of a watch without timeoutSeconds (default 1800 s). */
@@ -121,6 +123,7 @@ export async function startApiServer(opts: ApiServerOptions = {}): Promise<ApiSe
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.watchWindow ? { watchWindow: opts.watchWindow } : {}),
     ...(opts.eventTtlMs ? { eventTtlMs: opts.eventTtlMs } : {}),
+    ...(opts.nodeMonitorGracePeriodMs ? { nodeMonitorGracePeriodMs: opts.nodeMonitorGracePeriodMs } : {}),
   });
   const { objects, registry, store } = core;
 

@@ -10,6 +10,7 @@ import { connect as tcpConnect } from "node:net";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { startApiServer } from "../apiserver-shim/index.js";
 import { startSimulatedKubelet } from "../apiserver-shim/kubelet/kubelet.js";
+import { nodeLeaseDurationFor } from "../apiserver-shim/kubelet/node-lease.js";
 import { type DevConfig, FlagError } from "../config.js";
 import { PetSetController } from "../controller/controller.js";
 import { systemClock } from "../util/clock.js";
@@ -41,6 +42,7 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
     ...(config.dataDir ? { dataDir: resolve(config.dataDir) } : {}),
     ...(tokens ? { tokens } : {}),
     eventTtlMs: config.eventTtl * 1000,
+    nodeMonitorGracePeriodMs: config.nodeMonitorGracePeriod * 1000,
   });
   const kubeconfigPath = resolve(config.kubeconfig);
   await server.writeKubeconfig(kubeconfigPath);
@@ -50,6 +52,9 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
     kubeConfig,
     logger: logger.child({ component: "kubelet" }),
     readyDelayMs: config.readyDelayMs,
+    nodeLeaseDurationSeconds: nodeLeaseDurationFor(config.nodeMonitorGracePeriod),
+    // Nodes users add with kwok's annotation are played too, as kwok would.
+    adoptFakeNodes: true,
     // Only the kubeconfig's token may create what runs here (docs/apiserver-shim.md, "Security
     // model"): Job pods run their commands here, as this user (docs/operations.md, docs/jobs.md).
     runProcesses: true,

@@ -64,6 +64,11 @@ program
     "Events are deleted this long after their last write (as kube-apiserver's --event-ttl)",
     "3600",
   )
+  .option(
+    "--node-monitor-grace-period <seconds>",
+    "a node silent this long (no heartbeat or Lease renewal, e.g. labelled kubelet.petset.dev/lost=true) is marked Ready=Unknown and tainted unreachable (as kube-controller-manager's flag)",
+    "50",
+  )
   .addOption(logLevel())
   .action(async (flags: Record<string, unknown>) => {
     await runDev(parseFlags(DevFlagsSchema, flags));

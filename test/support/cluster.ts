@@ -14,6 +14,7 @@ import { homedir, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
+import { nodeLeaseDurationFor } from "../../src/apiserver-shim/kubelet/node-lease.js";
 import { pooledKubeConfig } from "../../src/util/keep-alive.js";
 import { loadKubeConfig } from "../../src/util/kubeconfig.js";
 import { createLogger } from "../../src/util/logger.js";
@@ -122,7 +123,20 @@ interface Started {
   stop: () => Promise<void>;
 }
 
-async function startEmbedded(): Promise<Started> {
+/** Cluster-wide settings a test file may ask of its own embedded server. */
+export interface ClusterOptions {
+  /**
+   * The node lifecycle controller's grace period (kube-controller-manager's
+   * --node-monitor-grace-period). Embedded only (default 50 s, as kube); the real cluster runs
+   * with NODE_MONITOR_GRACE_SECONDS_REAL for everyone (test/cluster/up.sh).
+   */
+  nodeMonitorGraceSeconds?: number;
+}
+
+/** --node-monitor-grace-period of test/cluster/up.sh's kube-controller-manager. */
+export const NODE_MONITOR_GRACE_SECONDS_REAL = 20;
+
+async function startEmbedded(opts: ClusterOptions = {}): Promise<Started> {
   const { startApiServer } = await import("../../src/apiserver-shim/index.js");
   const { startSimulatedKubelet } = await import("../../src/apiserver-shim/kubelet/kubelet.js");
   const logger = createLogger("warn", "test-apiserver");
@@ -133,6 +147,9 @@ async function startEmbedded(): Promise<Started> {
     host: "127.0.0.1",
     port: 0,
     logger,
+    ...(opts.nodeMonitorGraceSeconds
+      ? { nodeMonitorGracePeriodMs: opts.nodeMonitorGraceSeconds * 1000 }
+      : {}),
     onRequest: (r) => {
       if (!READ_METHODS.has(r.method))
         writes.push({ verb: r.method, uri: r.url, userAgent: r.userAgent, at: r.at });
@@ -148,6 +165,11 @@ async function startEmbedded(): Promise<Started> {
     readyDelayMs: 50,
     params: { slowDelayMs: 1500 },
     runProcesses: true,
+    // A test's own Node with kwok's annotation is played here as kwok plays it on the real backend.
+    adoptFakeNodes: true,
+    ...(opts.nodeMonitorGraceSeconds
+      ? { nodeLeaseDurationSeconds: nodeLeaseDurationFor(opts.nodeMonitorGraceSeconds) }
+      : {}),
   });
   return {
     kubeconfigPath,
@@ -205,10 +227,13 @@ function startFromKubeconfig(): Started {
 }
 
 /** The cluster of `backend` (default: PETSET_TEST_BACKEND); the fuzz runner starts both. */
-export async function startTestCluster(backend: Backend = backendFromEnv()): Promise<TestCluster> {
+export async function startTestCluster(
+  backend: Backend = backendFromEnv(),
+  opts: ClusterOptions = {},
+): Promise<TestCluster> {
   const started =
     backend === "embedded"
-      ? await startEmbedded()
+      ? await startEmbedded(opts)
       : backend === "real"
         ? await startReal()
         : startFromKubeconfig();

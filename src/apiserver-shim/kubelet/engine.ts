@@ -4,6 +4,7 @@
  * stage fires, which API writes carry it out (`renderStage`). No clock, no I/O: the
  * runner owns timers and the writer owns the API.
  */
+import { isLost } from "./lost-nodes.js";
 import {
   claimCapacity,
   ProvisionedByAnnotation,
@@ -21,6 +22,8 @@ import {
   NodeSchema,
   type Pod,
   PodSchema,
+  type Taint,
+  type Toleration,
   timestamp,
 } from "./objects.js";
 import { fill, type NodeView, podVars, renderPodStatus } from "./pod-status.js";
@@ -83,7 +86,8 @@ export const BoundByControllerAnnotation = "pv.kubernetes.io/bound-by-controller
 
 /**
  * The scheduler's part: the managed Ready node with the fewest pods (ties: the first in world
- * order) that is not cordoned and has every label of the pod's nodeSelector; none while a
+ * order) that is not cordoned, has every label of the pod's nodeSelector and no NoSchedule or
+ * NoExecute taint the pod does not tolerate; none while a
  * claim the pod mounts does not exist (the scheduler's VolumeBinding: the pod stays Pending).
  */
 export function chooseNode(world: World, pod?: Pod): NodeView | undefined {
@@ -95,12 +99,27 @@ export function chooseNode(world: World, pod?: Pod): NodeView | undefined {
     }
   }
   const selector = Object.entries(pod?.spec.nodeSelector ?? {});
+  const tolerations = pod?.spec.tolerations ?? [];
   let best: NodeView | undefined;
   for (const n of world.nodes) {
     if (!n.ready || n.unschedulable || !selector.every(([k, v]) => n.labels?.[k] === v)) continue;
+    if (
+      !(n.taints ?? []).every(
+        (t) => t.effect === "PreferNoSchedule" || tolerations.some((o) => tolerates(o, t)),
+      )
+    )
+      continue;
     if (best === undefined || n.pods < best.pods) best = n;
   }
   return best;
+}
+
+/** kube's Toleration.ToleratesTaint: effect (empty: all), key (empty with Exists: all), value. */
+export function tolerates(o: Toleration, t: Taint): boolean {
+  if (o.effect && o.effect !== t.effect) return false;
+  if (o.key && o.key !== t.key) return false;
+  if (!o.key && o.operator !== "Exists") return false;
+  return o.operator === "Exists" || (o.value ?? "") === (t.value ?? "");
 }
 
 /** Delay of `stage` for `obj`; jitter is a stable function of the object and its version. */
@@ -117,7 +136,8 @@ export function delayFor(stage: Stage, obj: KubeObject, params: Record<string, n
 
 /**
  * The stage to schedule for the object, or null when none applies. Pods bound to nodes
- * outside `world` and nodes outside it belong to someone else and are never touched.
+ * outside `world` and nodes outside it belong to someone else and are never touched; a lost
+ * node (label kubelet.petset.dev/lost=true) and its pods get no stage.
  */
 export function planStage(
   config: StageConfig,
@@ -131,9 +151,13 @@ export function planStage(
     if (!parsed.success) return null;
     pod = parsed.data;
     const nodeName = pod.spec.nodeName;
-    if (nodeName && !world.nodes.some((n) => n.name === nodeName)) return null;
-  } else if (resource === "nodes" && !world.nodes.some((n) => n.name === obj.metadata.name)) {
-    return null;
+    if (nodeName) {
+      const node = world.nodes.find((n) => n.name === nodeName);
+      // Someone else's node, or a lost one: its pods' status is frozen (lost-nodes.ts).
+      if (!node || isLost(node.labels)) return null;
+    }
+  } else if (resource === "nodes") {
+    if (!world.nodes.some((n) => n.name === obj.metadata.name) || isLost(obj.metadata.labels)) return null;
   }
   for (const stage of config.stages) {
     if (stage.resource !== resource || !matchSelector(stage.selector, obj, pod)) continue;

@@ -61,6 +61,21 @@ export const ContainerStatusSchema = z.looseObject({
 });
 export type ContainerStatus = z.infer<typeof ContainerStatusSchema>;
 
+const TaintShape = { key: Str, value: Str.optional().nullable(), effect: Str };
+const TolerationShape = {
+  key: Str.optional().nullable(),
+  operator: Str.optional().nullable(),
+  value: Str.optional().nullable(),
+  effect: Str.optional().nullable(),
+};
+export type Taint = { key: string; value?: string | null | undefined; effect: string };
+export type Toleration = {
+  key?: string | null | undefined;
+  operator?: string | null | undefined;
+  value?: string | null | undefined;
+  effect?: string | null | undefined;
+};
+
 const ContainerSchema = z.looseObject({ name: Str, image: Str.optional(), restartPolicy: Str.optional() });
 
 export const PodSchema = z.looseObject({
@@ -68,6 +83,7 @@ export const PodSchema = z.looseObject({
   spec: z.looseObject({
     nodeName: Str.optional().nullable(),
     nodeSelector: z.record(Str, Str).optional().nullable(),
+    tolerations: z.array(z.looseObject(TolerationShape)).optional().nullable(),
     volumes: z
       .array(
         z.looseObject({ persistentVolumeClaim: z.looseObject({ claimName: Str }).optional().nullable() }),
@@ -93,7 +109,11 @@ export type Pod = z.infer<typeof PodSchema>;
 export const NodeSchema = z.looseObject({
   metadata: MetaSchema,
   spec: z
-    .looseObject({ podCIDR: Str.optional(), unschedulable: z.boolean().optional().nullable() })
+    .looseObject({
+      podCIDR: Str.optional(),
+      unschedulable: z.boolean().optional().nullable(),
+      taints: z.array(z.looseObject(TaintShape)).optional().nullable(),
+    })
     .optional(),
   status: z
     .looseObject({

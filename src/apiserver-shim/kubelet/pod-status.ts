@@ -9,6 +9,7 @@ import {
   hash32,
   hex,
   type Pod,
+  type Taint,
   timestamp,
 } from "./objects.js";
 import { type ContainerView, containerViews, matchContainer } from "./selector.js";
@@ -21,6 +22,8 @@ export interface NodeView {
   /** spec.unschedulable (cordoned): no new pod is bound to it. */
   unschedulable?: boolean;
   labels?: Readonly<Record<string, string>>;
+  /** spec.taints: NoSchedule and NoExecute ones keep pods that do not tolerate them away. */
+  taints?: readonly Taint[];
   /** Pods bound to it (including binds not yet seen in the cache). */
   pods: number;
   internalIP: string | undefined;

@@ -9,7 +9,8 @@
 import type { Logger } from "pino";
 import type { TimerClock } from "./clock.js";
 import { type NodeView, planStage, renderStage, type World, type Write } from "./engine.js";
-import { nodeOrdinal } from "./node-status.js";
+import { isLost } from "./lost-nodes.js";
+import { FakeNodeAnnotation, nodeOrdinal } from "./node-status.js";
 import { type KubeObject, NodeSchema, objectKey } from "./objects.js";
 import type { Stage, StageConfig, StageResource } from "./stages.js";
 
@@ -52,6 +53,11 @@ export interface StageRunnerOptions {
   writer: StageWriter;
   /** Nodes this kubelet plays: only their pods (and unscheduled pods) are touched. */
   managedNodes: readonly string[];
+  /**
+   * Also play nodes created later with kwok's annotation `kwok.x-k8s.io/node: fake` (as kwok
+   * does), e.g. a test's own node. Only where no kwok runs: the embedded server.
+   */
+  adoptFakeNodes?: boolean;
   logger: Logger;
   maxConflictRetries?: number;
 }
@@ -72,6 +78,8 @@ export class StageRunner {
   /** Pods bound by us but not yet seen bound in the cache: counted on their node. */
   private readonly assumed = new Map<string, string>();
   private readonly managed: Set<string>;
+  /** Whether each managed node was lost when last seen (lost-nodes.ts). */
+  private readonly lost = new Map<string, boolean>();
   private stopped = false;
   /** The managed nodes, parsed (pod counts apart): recomputed only when a node changes. */
   private nodesCache: NodeView[] | undefined;
@@ -90,7 +98,17 @@ export class StageRunner {
   /** Call after the cache added or updated `obj`. */
   observe(resource: StageResource, obj: KubeObject): void {
     const objKey = objectKey(obj.metadata);
-    if (resource === "nodes") this.nodesCache = undefined;
+    if (resource === "nodes") {
+      this.nodesCache = undefined;
+      if (this.o.adoptFakeNodes && obj.metadata.annotations?.[FakeNodeAnnotation] === "fake")
+        this.managed.add(objKey);
+      const lost = isLost(obj.metadata.labels);
+      if (this.managed.has(objKey) && (this.lost.get(objKey) ?? false) !== lost) {
+        this.lost.set(objKey, lost);
+        // Lost: its pods' timers stop (frozen); back: their stages resume.
+        for (const [pod, p] of this.placements) if (p.node === objKey) this.evaluate("pods", pod);
+      }
+    }
     if (resource === "pods") {
       if (podNodeName(obj)) this.assumed.delete(objKey);
       this.place(objKey, obj);
@@ -117,7 +135,16 @@ export class StageRunner {
       this.assumed.delete(objKey);
       this.place(objKey, undefined);
     }
-    if (resource === "nodes") this.nodesCache = undefined;
+    if (resource === "nodes") {
+      this.nodesCache = undefined;
+      this.lost.delete(objKey);
+      if (!this.o.managedNodes.includes(objKey)) this.managed.delete(objKey);
+    }
+  }
+
+  /** The nodes this kubelet plays now (its own and, with adoptFakeNodes, those it adopted). */
+  managedNodes(): string[] {
+    return [...this.managed];
   }
 
   /** Counts `pod` (undefined: gone) on the node it is bound or assumed to, with its IP. */
@@ -184,6 +211,7 @@ export class StageRunner {
         name: node.metadata.name,
         ready,
         unschedulable: node.spec?.unschedulable === true,
+        taints: node.spec?.taints ?? [],
         labels: node.metadata.labels ?? {},
         pods: 0,
         internalIP,

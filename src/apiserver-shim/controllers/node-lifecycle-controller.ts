@@ -1,0 +1,156 @@
+/**
+ * The embedded node lifecycle controller (kube-controller-manager's nodelifecycle, the part
+ * a lost node needs): watches each Node's Ready heartbeat and its `kube-node-lease` Lease,
+ * and asks the pure planner (node-lifecycle-plan.ts) what to write once the kubelet has been
+ * silent for the grace period (`petset dev --node-monitor-grace-period`). Like kube it keeps,
+ * in memory, when it last SAW the heartbeat or the Lease move, so a restarted server gives
+ * every node a full grace period before judging it. Writes: node status, node taints, the
+ * Ready condition of the pods on a node that is not Ready, and a `NodeNotReady` Event per pod.
+ */
+import { ApiError } from "../errors.js";
+import type { GenericStore } from "../registry/generic-store.js";
+import type { ResourceDefinition } from "../registry/resource.js";
+import type { ResourceRegistry } from "../registry/resource-registry.js";
+import { deepClone, isPlainObject, type KubeObject } from "../types.js";
+import { nodeConditions, planNodeHealth, podNotReady } from "./node-lifecycle-plan.js";
+import { systemContext } from "./system-context.js";
+
+const MANAGER = "kube-controller-manager";
+export const NODES_GR = "/nodes";
+export const LEASES_GR = "coordination.k8s.io/leases";
+export const NODE_LEASE_NAMESPACE = "kube-node-lease";
+
+interface Probe {
+  /** The heartbeat and renew times last seen. */
+  seen: string;
+  /** When they were seen to change (epoch ms). */
+  at: number;
+}
+
+export class NodeLifecycleController {
+  private readonly probes = new Map<string, Probe>();
+  /** Nodes whose Ready was not True at the last pass: their pods' changes need a pass. */
+  private notReady = new Set<string>();
+
+  constructor(
+    private readonly store: GenericStore,
+    private readonly registry: ResourceRegistry,
+    private readonly graceMs: number,
+  ) {}
+
+  /** Whether a change to this pod needs a pass (it sits on a node that is not Ready). */
+  wantsPod(pod: KubeObject): boolean {
+    const spec = isPlainObject(pod.spec) ? pod.spec : {};
+    return typeof spec.nodeName === "string" && this.notReady.has(spec.nodeName);
+  }
+
+  /** One pass over every Node; returns the delay until a grace period runs out, if any. */
+  pass(): number | undefined {
+    const nodesDef = this.registry.get("", "v1", "nodes");
+    const podsDef = this.registry.get("", "v1", "pods");
+    if (!nodesDef || !podsDef) return undefined;
+    const now = this.store.clock.now().getTime();
+    const leases = new Map(
+      this.store.objects.list(LEASES_GR, NODE_LEASE_NAMESPACE).map((l) => [l.metadata.name!, l]),
+    );
+    const notReady = new Set<string>();
+    const names = new Set<string>();
+    let next: number | undefined;
+    for (const node of this.store.objects.list(NODES_GR)) {
+      const name = node.metadata.name!;
+      names.add(name);
+      const probeAt = this.observe(name, node, leases.get(name), now);
+      const plan = planNodeHealth(node, probeAt, now, this.graceMs);
+      if (plan.ready !== undefined && plan.ready !== "True") notReady.add(name);
+      if (plan.checkAt !== undefined) next = Math.min(next ?? Infinity, plan.checkAt - now);
+      let current: KubeObject | undefined = node;
+      if (plan.conditions) {
+        const updated = deepClone(node);
+        updated.status = { ...(isPlainObject(node.status) ? node.status : {}), conditions: plan.conditions };
+        current = this.write(nodesDef, node, updated, "status");
+      }
+      if (plan.taints && current) {
+        const updated = deepClone(current);
+        updated.spec = { ...(isPlainObject(current.spec) ? current.spec : {}), taints: plan.taints };
+        this.write(nodesDef, current, updated, undefined);
+      }
+    }
+    for (const name of this.probes.keys()) if (!names.has(name)) this.probes.delete(name);
+    this.notReady = notReady;
+    if (notReady.size > 0) this.markPodsNotReady(podsDef, notReady, now);
+    return next;
+  }
+
+  /** When the node's kubelet was last seen alive (first sight counts as alive). */
+  private observe(name: string, node: KubeObject, lease: KubeObject | undefined, now: number): number {
+    const ready = nodeConditions(node).find((c) => c.type === "Ready");
+    const leaseSpec = lease && isPlainObject(lease.spec) ? lease.spec : {};
+    const seen = `${String(ready?.lastHeartbeatTime ?? "")}|${String(leaseSpec.renewTime ?? "")}`;
+    const probe = this.probes.get(name);
+    if (probe?.seen === seen) return probe.at;
+    this.probes.set(name, { seen, at: now });
+    return now;
+  }
+
+  private markPodsNotReady(podsDef: ResourceDefinition, nodes: ReadonlySet<string>, now: number): void {
+    for (const pod of this.store.objects.list("/pods")) {
+      const spec = isPlainObject(pod.spec) ? pod.spec : {};
+      if (typeof spec.nodeName !== "string" || !nodes.has(spec.nodeName)) continue;
+      const conditions = podNotReady(pod, now);
+      if (!conditions) continue;
+      const updated = deepClone(pod);
+      updated.status = { ...(isPlainObject(pod.status) ? pod.status : {}), conditions };
+      if (this.write(podsDef, pod, updated, "status")) this.event(pod, now);
+    }
+  }
+
+  private write(
+    def: ResourceDefinition,
+    stored: KubeObject,
+    updated: KubeObject,
+    subresource: "status" | undefined,
+  ): KubeObject | undefined {
+    const ctx = { ...systemContext(this.store.clock, MANAGER), ...(subresource ? { subresource } : {}) };
+    try {
+      return this.store.commitUpdate(def, stored, updated, ctx);
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      return undefined;
+    }
+  }
+
+  /** kube's recorder.Event(pod, Warning, "NodeNotReady", "Node is not ready"); best effort. */
+  private event(pod: KubeObject, now: number): void {
+    const def = this.registry.get("", "v1", "events");
+    const ns = pod.metadata.namespace;
+    if (!def || !ns) return;
+    const at = `${new Date(now).toISOString().slice(0, 19)}Z`;
+    try {
+      this.store.create(
+        def,
+        ns,
+        {
+          metadata: { name: `${pod.metadata.name}.${now.toString(16)}`, namespace: ns },
+          involvedObject: {
+            apiVersion: "v1",
+            kind: "Pod",
+            name: pod.metadata.name,
+            namespace: ns,
+            uid: pod.metadata.uid,
+          },
+          type: "Warning",
+          reason: "NodeNotReady",
+          message: "Node is not ready",
+          source: { component: "node-controller" },
+          reportingComponent: "node-controller",
+          firstTimestamp: at,
+          lastTimestamp: at,
+          count: 1,
+        },
+        systemContext(this.store.clock, MANAGER),
+      );
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+    }
+  }
+}
