@@ -47,7 +47,11 @@ kubectl_bin="${KUBECTL:-kubectl}"
 # `kubectl petset adopt` is tested against StatefulSets it runs (test/integration/adopt.test.ts).
 # The job and ttl-after-finished controllers run Jobs (lifecycle hooks' `job` handler;
 # test/integration/jobs.test.ts); kwok-stages/job-pod.yaml finishes their pods.
-kcm_controllers="garbagecollector,namespace,serviceaccount,serviceaccount-token,nodelifecycle,pvc-protection,pv-protection,podgc,persistentvolume-binder,statefulset,job,ttl-after-finished"
+# Lost nodes (issue 27; docs/failover.md, "Simulated node loss"): nodelifecycle marks a node
+# whose kwok Lease stops Ready=Unknown and taints it, taint-eviction-controller evicts what
+# does not tolerate that, podgc removes pods of deleted nodes, attachdetach attaches CSI volumes
+# (kwok-stages/csi.yaml) with VolumeAttachments.
+kcm_controllers="garbagecollector,namespace,serviceaccount,serviceaccount-token,nodelifecycle,taint-eviction-controller,pvc-protection,pv-protection,podgc,persistentvolume-binder,attachdetach,statefulset,job,ttl-after-finished"
 feature_gates=()
 case "${PETSET_CLUSTER_PROFILE:-test}" in
   test) ;;
@@ -314,7 +318,7 @@ shopt -u nullglob
 if [[ "${PETSET_CLUSTER_SKIP_CRDS:-0}" == "1" ]]; then
   crd_files=()
 fi
-manifests_fingerprint="$(cat "${cluster_script_dir}/manifests/storage.yaml" \
+manifests_fingerprint="$(cat "${cluster_script_dir}/manifests/storage.yaml" "${cluster_script_dir}/manifests/csi.yaml" \
   "${cluster_repo_root}/deploy/rbac.yaml" ${crd_files[@]+"${crd_files[@]}"} | sha256sum | cut -d' ' -f1)"
 
 crds_established() { kubectl_admin wait --for=condition=Established crd --all --timeout=5s; }
@@ -322,6 +326,7 @@ crds_established() { kubectl_admin wait --for=condition=Established crd --all --
 apply_manifests() {
   rm -f "${state_dir}/manifests-fingerprint"
   kubectl_admin apply -f "${cluster_script_dir}/manifests/storage.yaml" >/dev/null
+  kubectl_admin apply -f "${cluster_script_dir}/manifests/csi.yaml" >/dev/null
   kubectl_admin apply -f "${cluster_repo_root}/deploy/rbac.yaml" >/dev/null
   if [[ "${PETSET_CLUSTER_SKIP_CRDS:-0}" == "1" ]]; then
     log "PETSET_CLUSTER_SKIP_CRDS=1: not installing crds/"
@@ -518,6 +523,8 @@ start kube-controller-manager \
   --kube-api-qps=100 \
   --kube-api-burst=200 \
   --profiling=false \
+  --node-monitor-grace-period=20s \
+  --node-monitor-period=2s \
   ${feature_gates[@]+"${feature_gates[@]}"} \
   --v=1
 kcm_healthy() { [[ "$(curl -fsSk --max-time 2 "https://127.0.0.1:${KCM_PORT}/healthz")" == "ok" ]]; }
@@ -538,8 +545,13 @@ start kube-scheduler \
 scheduler_healthy() { [[ "$(curl -fsSk --max-time 2 "https://127.0.0.1:${SCHEDULER_PORT}/healthz")" == "ok" ]]; }
 
 # ---- kwok (simulated kubelet for nodes annotated kwok.x-k8s.io/node=fake)
+# A node labelled kubelet.petset.dev/lost=true is released (the label selector): its Lease
+# is no longer renewed and its pods are left as they are, so nodelifecycle marks it
+# Ready=Unknown after --node-monitor-grace-period (20 s here, 50 s in kube; nodelifecycle looks
+# every 2 s); removing the label makes kwok take it back. Node Leases last 15 s (kube's 40 s),
+# renewed every 3.75 s: a node survives a 16 s stall of kwok.
 # kwok treats a node whose Lease is held by another holder as read-only until the
-# lease expires (40 s). The previous kwok of this cluster is stopped by now, so its
+# lease expires (15 s). The previous kwok of this cluster is stopped by now, so its
 # node leases are dropped and the new kwok takes the nodes over at once.
 lease_names="$(kubectl_admin get nodes -l type=kwok -o name 2>/dev/null | sed 's#^node/##')"
 if [[ -n "${lease_names}" ]]; then
@@ -575,11 +587,12 @@ start kwok \
   "${kwok_config[@]}" \
   --manage-all-nodes=false \
   --manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake \
+  '--manage-nodes-with-label-selector=!kubelet.petset.dev/lost' \
   --server-address="127.0.0.1:${KWOK_PORT}" \
   --tls-cert-file="${pki_dir}/kubelet.crt" \
   --tls-private-key-file="${pki_dir}/kubelet.key" \
   --node-port="${KWOK_PORT}" \
-  --node-lease-duration-seconds=40 \
+  --node-lease-duration-seconds=15 \
   --cidr=10.244.0.0/16 \
   --node-ip=127.0.0.1
 kwok_healthy() {
@@ -603,6 +616,7 @@ metadata:
   annotations:
     kwok.x-k8s.io/node: fake
     node.alpha.kubernetes.io/ttl: \"0\"
+    volumes.kubernetes.io/controller-managed-attach-detach: \"true\"
   labels:
     type: kwok
     kubernetes.io/hostname: kwok-node-${i}
@@ -626,6 +640,8 @@ status:
 "
 done
 kubectl_admin apply -f - >/dev/null <<<"${nodes_manifest}"
+# A node left lost by an interrupted test would never be Ready again: bring them all back.
+kubectl_admin label nodes -l type=kwok kubelet.petset.dev/lost- >/dev/null
 
 wait_for kwok "${node_count} Ready, untainted fake nodes" nodes_ready
 # kube-apiserver reaches a node's kubelet (kwok's server: exec) at its InternalIP and
