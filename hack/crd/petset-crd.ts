@@ -181,9 +181,13 @@ function specSchema(k8s: StructuralConverter): Schema {
                   "Maximum number of pets unavailable during the update: an integer or a percentage of replicas (rounded down, at least 1). Never 0.",
               },
               podUpdatePolicy: strEnum(
-                "Recreate deletes and recreates a pod for every change; InPlaceIfPossible patches the running pod when only container images changed.",
+                "Recreate deletes and recreates a pod for every change; InPlaceIfPossible updates the running pod when only container images and/or cpu and memory resources changed (resources through the pod resize subresource), else recreates it; InPlaceOnly never recreates a pod for a version change: a version that cannot be applied in place is refused (Progressing message and a Warning Event).",
                 PodUpdatePolicies,
                 D.podUpdatePolicy,
+              ),
+              inPlaceResizeTimeoutSeconds: int(
+                "A resize the kubelet defers (PodResizePending, reason Deferred) for longer than this many seconds falls back to recreating the pet (InPlaceIfPossible); Infeasible falls back at once.",
+                { default: D.inPlaceResizeTimeoutSeconds, minimum: 0 },
               ),
               ...rollingUpdateStepFields(),
             },

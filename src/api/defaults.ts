@@ -11,6 +11,7 @@ export const PetSetDefaults = {
   partition: 0,
   maxUnavailable: 1,
   podUpdatePolicy: "Recreate",
+  inPlaceResizeTimeoutSeconds: 120,
   minReadySeconds: 0,
   revisionHistoryLimit: 10,
   paused: false,
@@ -22,5 +23,5 @@ export const PetSetDefaults = {
 
 export const PodManagementPolicies = ["OrderedReady", "Parallel"] as const;
 export const UpdateStrategyTypes = ["RollingUpdate", "OnDelete", "External"] as const;
-export const PodUpdatePolicies = ["Recreate", "InPlaceIfPossible"] as const;
+export const PodUpdatePolicies = ["Recreate", "InPlaceIfPossible", "InPlaceOnly"] as const;
 export const RetentionPolicies = ["Retain", "Delete"] as const;

@@ -214,10 +214,7 @@ function patchPod(
 ): Promise<void> {
   switch (step.kind) {
     case "patchPodImages":
-      return deps.pods.patchImages(ns, step.podName, step.resourceVersion, step.images, {
-        labels: step.labels,
-        annotations: step.annotations,
-      });
+      return patchInPlace(deps, ns, step);
     case "relabelPod":
       return deps.pods.patch(ns, step.podName, step.resourceVersion, {
         metadata: { labels: step.labels, annotations: step.annotations },
@@ -227,6 +224,21 @@ function patchPod(
         metadata: { annotations: { [Annotations.targetVersion]: String(step.targetVersion) } },
       });
   }
+}
+
+/**
+ * Resources first (pods/resize), then images, labels and annotations with the resourceVersion
+ * the resize returned: a pod that carries the target's labels has been asked for its resources,
+ * and a move cut between the two writes is planned again (the resize then changes nothing).
+ */
+async function patchInPlace(deps: ExecutorDeps, ns: string, step: PatchPodImagesStep): Promise<void> {
+  let resourceVersion = step.resourceVersion;
+  if (step.resources !== undefined && step.resources.length > 0)
+    ({ resourceVersion } = await deps.pods.resize(ns, step.podName, resourceVersion, step.resources));
+  await deps.pods.patchImages(ns, step.podName, resourceVersion, step.images, {
+    labels: step.labels,
+    annotations: step.annotations,
+  });
 }
 
 /** A 409 on a precondition means the cache is behind: expect it to move on, then rethrow. */

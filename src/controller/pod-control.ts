@@ -49,6 +49,18 @@ export interface PodControl {
     meta: { labels: Record<string, string>; annotations: Record<string, string> },
   ): Promise<void>;
   /**
+   * In-place resize (planner/in-place-resize.ts): cpu/memory requests and limits of the named
+   * containers through the pods/resize subresource (Kubernetes 1.33+; the main resource refuses
+   * resource changes), one strategic merge patch with a resourceVersion precondition. Resolves
+   * with the pod's new resourceVersion, for the next write of the same move.
+   */
+  resize(
+    namespace: string,
+    name: string,
+    resourceVersion: string,
+    resources: { container: string; requests?: Record<string, string>; limits?: Record<string, string> }[],
+  ): Promise<{ resourceVersion: string }>;
+  /**
    * Adopt or release: replaces metadata.ownerReferences (null removes them) with a JSON merge
    * patch carrying the pod's uid and resourceVersion, so it fails (409, or 422 for another
    * uid) if the pod changed since it was read. NotFound counts as done.
@@ -113,6 +125,21 @@ export function createPodControl(kubeConfig: KubeConfig, writes: WriteCounter): 
         },
         setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch),
       );
+    },
+    async resize(namespace, name, resourceVersion, resources) {
+      writes.count("patch", "pods");
+      const containers = resources.map((r) => ({
+        name: r.container,
+        resources: {
+          ...(r.requests ? { requests: r.requests } : {}),
+          ...(r.limits ? { limits: r.limits } : {}),
+        },
+      }));
+      const pod = await api.patchNamespacedPodResize(
+        { name, namespace, body: { metadata: { resourceVersion }, spec: { containers } } },
+        setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch),
+      );
+      return { resourceVersion: pod.metadata?.resourceVersion ?? resourceVersion };
     },
     async setOwnerReferences(namespace, name, uid, resourceVersion, ownerReferences) {
       writes.count("patch", "pods");

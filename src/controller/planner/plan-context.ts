@@ -30,6 +30,8 @@ export interface ResolvedSpec {
   /** updateStrategy External: pods move only when asked (external.ts). */
   external: boolean;
   inPlace: boolean;
+  /** podUpdatePolicy InPlaceOnly: never recreate a pod to move it (in-place-resize.ts). */
+  inPlaceOnly: boolean;
   minReadyMs: number;
   deadlineMs: number;
   paused: boolean;
@@ -51,7 +53,8 @@ export function resolveSpec(petSet: PetSet): ResolvedSpec {
     partitionOrdinal: start + (rollingUpdate ? (rolling?.partition ?? 0) : 0),
     maxUnavailable: resolveMaxUnavailable(rolling?.maxUnavailable ?? 1, spec.replicas),
     external: spec.updateStrategy.type === "External",
-    inPlace: rolling?.podUpdatePolicy === "InPlaceIfPossible",
+    inPlace: rolling?.podUpdatePolicy === "InPlaceIfPossible" || rolling?.podUpdatePolicy === "InPlaceOnly",
+    inPlaceOnly: rolling?.podUpdatePolicy === "InPlaceOnly",
     minReadyMs: spec.minReadySeconds * 1000,
     deadlineMs: spec.progressDeadlineSeconds * 1000,
     paused: spec.paused,
@@ -98,7 +101,7 @@ export interface PlanContext {
   readonly rolloutSteps: StepsDecision;
   /** Why the leader's pet waits (roles.ts), for the Progressing message. */
   readonly roleProblems: string[];
-  /** Update requests refused under updateStrategy External (external.ts). */
+  /** Update requests refused under updateStrategy External (external.ts), moves refused under InPlaceOnly (in-place-resize.ts). */
   readonly externalRefusals: string[];
 }
 

@@ -36,7 +36,8 @@
  *  - RollingUpdate: pets >= start+partition, highest first. Outdated pods that are not Ready are
  *    replaced at once (replace-broken: they serve nothing, SPEC rule 4); Ready ones while fewer
  *    than maxUnavailable pets (missing, terminating or not available, over all pets) are
- *    unavailable. InPlaceIfPossible: when only container images differ, patch them in place.
+ *    unavailable. InPlaceIfPossible: when only container images differ, patch them in place;
+ *    images and cpu/memory resources, resized in place with a fallback (in-place-resize.ts).
  *  - OnDelete: missing pets are created (at T), pods are never deleted for an update.
  *  - External (external.ts): as OnDelete, but a pod annotated petset.dev/update-requested=T is
  *    moved like a rolling update would (maxUnavailable, hooks); a request for another version is
@@ -84,6 +85,7 @@ import { podName } from "../../api/index.js";
 import { planExternalUpdates } from "./external.js";
 import { readHookBook } from "./hook-records.js";
 import { cancelUnrequestedHooks, holdForPostRollout, holdForPreRollout, planPostUpdates } from "./hooks.js";
+import { planResizeFallbacks } from "./in-place-resize.js";
 import { planPetCreation } from "./pet-creation.js";
 import { chooseKeptOld, event, type PlanContext, resolveSpec } from "./plan-context.js";
 import { PlanEventReasons } from "./plan-events.js";
@@ -245,6 +247,7 @@ export function planRollout(raw: PlanInput): Plan {
   planClaimRetention(ctx);
   if (!spec.paused && !ctx.holdAtCurrent) {
     planRelabels(ctx);
+    if (spec.inPlace) planResizeFallbacks(ctx);
     const postPending = planPostUpdates(ctx, (p) => isAvailable(p, spec.minReadyMs, input.now));
     if (spec.rollingUpdate) planRollingUpdate(ctx, allPetsHealthy, scalingDown, postPending);
     else if (spec.external) planExternalUpdates(ctx, allPetsHealthy, scalingDown, postPending);

@@ -66,6 +66,8 @@ export interface DeletePodStep extends PodRef {
 export interface PatchPodImagesStep extends PodRef {
   kind: "patchPodImages";
   images: { container: string; image: string }[];
+  /** cpu/memory to set through the pods/resize subresource first (in-place-resize.ts). */
+  resources?: { container: string; requests?: Record<string, string>; limits?: Record<string, string> }[];
   labels: Record<string, string>;
   annotations: Record<string, string>;
   fromVersion?: number;

@@ -1,3 +1,4 @@
+import { resizeOutstanding } from "./in-place-resize.js";
 import type { PodView } from "./views.js";
 
 /** Predicates on one pod. Times are ms; `now` is the injected clock. */
@@ -26,8 +27,10 @@ export function normalizeImage(image: string): string {
  * running the old image, so it must not count as available.
  */
 export function inPlaceUpdatePending(pod: PodView): boolean {
-  return pod.containers.some(
-    (c) => c.runningImage !== undefined && normalizeImage(c.runningImage) !== normalizeImage(c.image),
+  return (
+    pod.containers.some(
+      (c) => c.runningImage !== undefined && normalizeImage(c.runningImage) !== normalizeImage(c.image),
+    ) || resizeOutstanding(pod) !== undefined
   );
 }
 
@@ -57,6 +60,8 @@ export function isAvailable(pod: PodView, minReadyMs: number, now: number): bool
  */
 export function isBroken(pod: PodView, now: number, deadlineMs: number): boolean {
   if (isRunningAndReady(pod) || isTerminating(pod)) return false;
+  // Serving while its resize is pending: the resize fallback (in-place-resize.ts) decides.
+  if (pod.phase === "Running" && pod.ready && resizeOutstanding(pod) !== undefined) return false;
   if (pod.failing !== undefined || pod.phase === "Failed") return true;
   return now - pod.createdAt >= deadlineMs;
 }

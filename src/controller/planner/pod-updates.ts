@@ -1,5 +1,6 @@
 import { Annotations } from "../../api/index.js";
 import { gatePreUpdate, inPreUpdate } from "./hooks.js";
+import { inPlaceChanges, refuseRecreate } from "./in-place-resize.js";
 import {
   contentAllowed,
   deletePod,
@@ -12,7 +13,6 @@ import { PlanEventReasons } from "./plan-events.js";
 import { isAvailable, isFinished, isRunningAndReady, isTerminating } from "./pod-health.js";
 import { versionMarks } from "./pod-template.js";
 import { gateLeaderSwitchover, inSwitchover, orderByRole } from "./roles.js";
-import { imageOnlyChanges } from "./version-index.js";
 import type { PodView } from "./views.js";
 
 function targetAnnotation(ctx: PlanContext): Record<string, string> {
@@ -50,9 +50,17 @@ export function replacePod(ctx: PlanContext, pod: PodView, reason: "update" | "r
   const target = ctx.versions.target;
   const content = ctx.index.contentOf(pod);
   const podVersion = ctx.index.byNumber(pod.version) ?? ctx.index.newestWithHash(content);
-  const changes =
-    ctx.spec.inPlace && podVersion !== undefined ? imageOnlyChanges(podVersion, target) : undefined;
+  // In place (in-place-resize.ts): images and/or cpu/memory resources; InPlaceOnly refuses the rest.
+  const inPlace =
+    ctx.spec.inPlace && podVersion !== undefined
+      ? inPlaceChanges(podVersion, target)
+      : { inPlace: false as const, why: "the pod's version is not in history" };
+  const changes = inPlace.inPlace ? inPlace : undefined;
   const lastOfItsContent = ctx.liveContents.get(content) === 1;
+  if (!inPlace.inPlace && ctx.spec.inPlaceOnly && !isFinished(pod)) {
+    refuseRecreate(ctx, pod, inPlace.why);
+    return;
+  }
   if (changes !== undefined && (lastOfItsContent || contentAllowed(ctx, target.spec.hash))) {
     const marks = versionMarks(target);
     ctx.steps.push({
@@ -61,7 +69,8 @@ export function replacePod(ctx: PlanContext, pod: PodView, reason: "update" | "r
       ordinal: pod.ordinal,
       uid: pod.uid,
       resourceVersion: pod.resourceVersion,
-      images: changes,
+      images: changes.images,
+      ...(changes.resources.length > 0 ? { resources: changes.resources } : {}),
       labels: marks.labels,
       annotations: {
         ...marks.annotations,

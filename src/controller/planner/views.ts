@@ -1,5 +1,6 @@
 import type { V1ContainerStatus, V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
 import { Annotations, Labels } from "../../api/index.js";
+import { canonicalQuantity } from "../../versions/quantity.js";
 
 export type PodPhase = "Pending" | "Running" | "Succeeded" | "Failed" | "Unknown";
 
@@ -9,6 +10,15 @@ export interface ContainerView {
   image: string;
   /** Image the kubelet reports running, when it reports one. */
   runningImage?: string;
+  /** cpu/memory requests and limits in the pod spec (canonical quantities; in-place-resize.ts). */
+  resources?: ResourceView;
+  /** What the kubelet reports applied (`status.containerStatuses[].resources`), when it reports it. */
+  statusResources?: ResourceView;
+}
+
+export interface ResourceView {
+  requests?: Readonly<Record<string, string>>;
+  limits?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -50,6 +60,10 @@ export interface PodView {
    * at least CRASH_LOOP_GAP_MS after the failed run ended): between two CrashLoopBackOff waits.
    */
   restartedAfterBackOff?: boolean;
+  /** Condition PodResizePending (reason Infeasible or Deferred; since = lastTransitionTime). */
+  resizePending?: { reason: string; message?: string; since?: number };
+  /** Condition PodResizeInProgress is present. */
+  resizeInProgress?: boolean;
 }
 
 export interface ClaimView {
@@ -146,7 +160,14 @@ export function podViewFromV1Pod(pod: V1Pod): PodView {
     phase: phase !== undefined && PHASES.has(phase) ? (phase as PodPhase) : "Pending",
     ready,
     createdAt: toMillis(meta.creationTimestamp) ?? 0,
-    containers: (pod.spec?.containers ?? []).map((c) => containerView(c.name, c.image, statuses)),
+    containers: (pod.spec?.containers ?? []).map((c) => {
+      const view = containerView(c.name, c.image, statuses);
+      const wanted = resourceView(c.resources);
+      if (wanted.requests !== undefined || wanted.limits !== undefined) view.resources = wanted;
+      const reported = statuses.find((s) => s.name === c.name)?.resources;
+      if (reported !== undefined) view.statusResources = resourceView(reported);
+      return view;
+    }),
     initContainers: (pod.spec?.initContainers ?? []).map((c) => containerView(c.name, c.image, initStatuses)),
     restartCount: statuses.reduce((sum, s) => sum + s.restartCount, 0),
   };
@@ -167,6 +188,36 @@ export function podViewFromV1Pod(pod: V1Pod): PodView {
   const failing = failingReason([...initStatuses, ...statuses]);
   if (failing !== undefined) view.failing = failing;
   if (restartedAfterBackOff(statuses)) view.restartedAfterBackOff = true;
+  const pending = pod.status?.conditions?.find((c) => c.type === "PodResizePending" && c.status === "True");
+  if (pending !== undefined) {
+    view.resizePending = { reason: pending.reason ?? "" };
+    if (pending.message) view.resizePending.message = pending.message;
+    const since = toMillis(pending.lastTransitionTime);
+    if (since !== undefined) view.resizePending.since = since;
+  }
+  if (pod.status?.conditions?.some((c) => c.type === "PodResizeInProgress" && c.status === "True"))
+    view.resizeInProgress = true;
+  return view;
+}
+
+const RESIZABLE = ["cpu", "memory"];
+
+function resourceView(
+  r: { requests?: Record<string, unknown>; limits?: Record<string, unknown> } | undefined,
+) {
+  const pick = (m: Record<string, unknown> | undefined) => {
+    const out: Record<string, string> = {};
+    for (const k of RESIZABLE) {
+      const q = m?.[k];
+      if (typeof q === "string" || typeof q === "number") out[k] = canonicalQuantity(q) ?? String(q);
+    }
+    return out;
+  };
+  const view: ResourceView = {};
+  const requests = pick(r?.requests);
+  const limits = pick(r?.limits);
+  if (Object.keys(requests).length > 0) view.requests = requests;
+  if (Object.keys(limits).length > 0) view.limits = limits;
   return view;
 }
 

@@ -184,6 +184,23 @@ export class FakeWorld {
           }));
         });
       },
+      async resize(ns, name, rv, resources) {
+        return world.write("patchPod", name, () => {
+          world.patchPod(ns, name, rv, (pod) => ({
+            ...pod,
+            spec: {
+              ...pod.spec,
+              containers: (pod.spec?.containers ?? []).map((c) => {
+                const r = resources.find((x) => x.container === c.name);
+                if (r === undefined) return c;
+                const { container: _, ...wanted } = r;
+                return { ...c, resources: { ...c.resources, ...wanted } };
+              }),
+            },
+          }));
+          return { resourceVersion: world.pods.live(name, ns)?.metadata?.resourceVersion ?? rv };
+        });
+      },
       async setOwnerReferences(ns, name, uid, rv, refs) {
         world.write("setPodOwners", name, () => world.setOwners(world.pods, ns, name, uid, rv, refs));
       },
