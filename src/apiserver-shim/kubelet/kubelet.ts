@@ -6,13 +6,21 @@
  * KubeStageWriter.
  */
 
-import { CoreV1Api, type KubeConfig, type KubernetesObject, makeInformer } from "@kubernetes/client-node";
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  type KubeConfig,
+  type KubernetesObject,
+  makeInformer,
+} from "@kubernetes/client-node";
 import type { Logger } from "pino";
 import { pooledKubeConfig } from "../../util/keep-alive.js";
 import { allowPlainHttp } from "../../util/kubeconfig.js";
 import { startClaimResizer } from "./claim-resizer.js";
 import { systemTimerClock, type TimerClock } from "./clock.js";
 import { isOwnVolume } from "./engine.js";
+import { isLost } from "./lost-nodes.js";
+import { NodeLeaseRenewer } from "./node-lease.js";
 import { FakeNodeAnnotation, volumeNameFor } from "./node-status.js";
 import { ClaimSchema, type KubeObject, objectKey } from "./objects.js";
 import { ProcessRunner } from "./process-runner.js";
@@ -51,6 +59,22 @@ export interface SimulatedKubeletOptions {
    * (claim-resizer.ts); default true, with this delay (ms) before each resize step.
    */
   resizeClaims?: boolean | { stepDelayMs: number };
+  /**
+   * Also play the CSI external-resizer and the kubelet's volume expansion for claims
+   * (claim-resizer.ts); default true, with this delay (ms) before each resize step.
+   */
+  resizeClaims?: boolean | { stepDelayMs: number };
+  /**
+   * Duration of the node Leases the kubelet renews every quarter of it (kube's kubelet
+   * --node-lease-duration-seconds, default 40). Keep it below the node lifecycle controller's
+   * grace period, or healthy nodes flap to Unknown.
+   */
+  nodeLeaseDurationSeconds?: number;
+  /**
+   * Also play nodes others create with kwok's annotation `kwok.x-k8s.io/node: fake` (a test's
+   * own node). Never where kwok runs (it plays them). Default false.
+   */
+  adoptFakeNodes?: boolean;
 }
 
 export interface SimulatedKubelet {
@@ -89,7 +113,15 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
   };
   const writer = new KubeStageWriter(core, capabilities, logger);
   const clock = o.clock ?? systemTimerClock;
-  const runner = new StageRunner({ config, clock, source, writer, managedNodes: nodes, logger });
+  const runner = new StageRunner({
+    config,
+    clock,
+    source,
+    writer,
+    managedNodes: nodes,
+    logger,
+    ...(o.adoptFakeNodes ? { adoptFakeNodes: true } : {}),
+  });
   const processes = o.runProcesses
     ? new ProcessRunner({ core, logger, clock, managedNodes: nodes })
     : undefined;
@@ -149,6 +181,26 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
           ...(typeof o.resizeClaims === "object" ? { stepDelayMs: o.resizeClaims.stepDelayMs } : {}),
         })
       : undefined;
+  const resizer =
+    o.resizeClaims !== false && capabilities.persistentVolumeClaims && capabilities.volumes
+      ? await startClaimResizer({
+          kubeConfig: o.kubeConfig,
+          logger: o.logger,
+          clock,
+          ...(typeof o.resizeClaims === "object" ? { stepDelayMs: o.resizeClaims.stepDelayMs } : {}),
+        })
+      : undefined;
+  const nodeOf = (name: string) => store.get("nodes")?.get(name);
+  const leases = new NodeLeaseRenewer({
+    api: kubeConfig.makeApiClient(CoordinationV1Api),
+    clock,
+    logger,
+    nodes: () => runner.managedNodes(),
+    isLost: (name) => isLost(nodeOf(name)?.metadata.labels),
+    uidOf: (name) => nodeOf(name)?.metadata.uid,
+    ...(o.nodeLeaseDurationSeconds ? { durationSeconds: o.nodeLeaseDurationSeconds } : {}),
+  });
+  leases.start();
   logger.info({ nodes, capabilities, params: config.params }, "simulated kubelet started");
 
   return {
@@ -160,6 +212,8 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
       for (const t of restarts) clearTimeout(t);
       await Promise.all(informers.map((i) => i.stop()));
       await resizer?.stop();
+      await resizer?.stop();
+      await leases.stop();
       processes?.stop();
       await runner.stop();
       kubeConfig.closeConnections();
