@@ -40,11 +40,8 @@ export const RollingUpdateSchema = z.object({
   partition: z.number().int().min(0).default(D.partition),
   maxUnavailable: IntOrPercentSchema.default(D.maxUnavailable),
   podUpdatePolicy: z.enum(PodUpdatePolicies).default(D.podUpdatePolicy),
-  /**
-   * A resize the kubelet defers longer than this falls back to a recreate (planner/in-place-resize.ts).
-   * Optional here (the CRD defaults it; the planner reads D.inPlaceResizeTimeoutSeconds when absent).
-   */
-  inPlaceResizeTimeoutSeconds: z.number().int().min(0).max(2147483647).optional(),
+  /** A resize the kubelet defers longer than this falls back to a recreate (planner/in-place-resize.ts). */
+  inPlaceResizeTimeoutSeconds: z.number().int().min(0).max(2147483647).default(D.inPlaceResizeTimeoutSeconds),
   /** Step-wise canary: counts of pets and pauses; a new version restarts them. */
   steps: z.array(RolloutStepSchema).max(MAX_ROLLOUT_STEPS).optional(),
   /** Shorthand: a first step `{pause: {}}`. */

@@ -36,17 +36,17 @@ describe("parsePetSet defaulting", () => {
     [
       "rollingUpdate given empty",
       { type: "RollingUpdate", rollingUpdate: {} },
-      { partition: 0, maxUnavailable: 1, podUpdatePolicy: "Recreate" },
+      { partition: 0, maxUnavailable: 1, podUpdatePolicy: "Recreate", inPlaceResizeTimeoutSeconds: 120 },
     ],
     [
       "percent kept",
       { rollingUpdate: { maxUnavailable: "25%" } },
-      { partition: 0, maxUnavailable: "25%", podUpdatePolicy: "Recreate" },
+      { partition: 0, maxUnavailable: "25%", podUpdatePolicy: "Recreate", inPlaceResizeTimeoutSeconds: 120 },
     ],
     [
       "partition kept",
       { rollingUpdate: { partition: 3 } },
-      { partition: 3, maxUnavailable: 1, podUpdatePolicy: "Recreate" },
+      { partition: 3, maxUnavailable: 1, podUpdatePolicy: "Recreate", inPlaceResizeTimeoutSeconds: 120 },
     ],
   ])("updateStrategy: %s", (_name, updateStrategy, rollingUpdate) => {
     const ps = parsePetSet({ ...minimal, spec: { ...minimal.spec, updateStrategy } });

@@ -58,6 +58,7 @@ function roleWorld(
       partition: 0,
       maxUnavailable: 1,
       podUpdatePolicy: "Recreate",
+      inPlaceResizeTimeoutSeconds: 120,
       ...rollingUpdate,
     };
   });

@@ -36,6 +36,7 @@ function worldWith(
       partition: 0,
       maxUnavailable: 1,
       podUpdatePolicy: "Recreate",
+      inPlaceResizeTimeoutSeconds: 120,
       ...rollingUpdate,
     };
   });
