@@ -17,7 +17,8 @@ pid_dir="${state_dir}/pids"
 etcd_data_dir="${state_dir}/etcd"
 
 # Start order; down.sh stops them in reverse.
-components=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok)
+# petset-resizer: the simulated CSI resizer (src/apiserver-shim/kubelet/claim-resizer-main.ts).
+components=(etcd kube-apiserver kube-controller-manager kube-scheduler kwok petset-resizer)
 
 log() { echo "cluster: $*" >&2; }
 die() { echo "cluster: ERROR: $*" >&2; exit 1; }

@@ -54,7 +54,9 @@ kubectl_bin="${KUBECTL:-kubectl}"
 kcm_controllers="garbagecollector,namespace,serviceaccount,serviceaccount-token,nodelifecycle,taint-eviction-controller,pvc-protection,pv-protection,podgc,persistentvolume-binder,attachdetach,statefulset,job,ttl-after-finished"
 feature_gates=()
 case "${PETSET_CLUSTER_PROFILE:-test}" in
-  test) ;;
+  # VolumeAttributesClass (beta, off by default in 1.33; with storage.k8s.io/v1beta1 below):
+  # kube refuses volumeAttributesClassName changes on claims without it (issue 26).
+  test) feature_gates=(--feature-gates=VolumeAttributesClass=true) ;;
   statefulset-bench)
     # No garbage collector (it watches every resource), no volume, job or pod GC controllers:
     # the namespace controller empties deleted namespaces; nodelifecycle lifts the not-ready taint.
@@ -64,11 +66,15 @@ case "${PETSET_CLUSTER_PROFILE:-test}" in
   *) echo "cluster: ERROR: PETSET_CLUSTER_PROFILE: unknown profile ${PETSET_CLUSTER_PROFILE}" >&2; exit 1 ;;
 esac
 
+# The simulated resizer's own code (its process restarts with the cluster when it changes).
+resizer_sources=("${cluster_repo_root}"/src/apiserver-shim/kubelet/claim-resize*.ts)
+
 # What the running processes were started with: a change (controllers, settings,
 # versions, kwok stages, this script) makes up.sh restart the cluster, keeping its data.
 fingerprint="$( {
   echo "${kcm_controllers} nodes=${node_count} pods=${node_pods} schedqps=${scheduler_qps} fsync=${PETSET_ETCD_FSYNC:-0} pprof=${PETSET_APISERVER_PROFILING:-0} ${feature_gates[*]}"
   cat "${cluster_script_dir}/versions.env" "${cluster_script_dir}"/kwok-stages/*.yaml "${BASH_SOURCE[0]}"
+  cat "${resizer_sources[@]}"
 } | sha256sum | cut -d' ' -f1)"
 
 command -v "${kubectl_bin}" >/dev/null || die "kubectl not found (set KUBECTL)"
@@ -496,6 +502,7 @@ start kube-apiserver \
   --kubelet-certificate-authority="${pki_dir}/ca.crt" \
   --kubelet-preferred-address-types=InternalIP \
   --profiling="$([[ "${PETSET_APISERVER_PROFILING:-0}" == "1" ]] && echo true || echo false)" \
+  --runtime-config=storage.k8s.io/v1beta1=true \
   ${feature_gates[@]+"${feature_gates[@]}"} \
   --v=1
 wait_for kube-apiserver "kube-apiserver /readyz" apiserver_ready
@@ -505,6 +512,8 @@ write_kubeconfig "${state_dir}/kubeconfig-controller" petset-controller "$(token
 write_kubeconfig "${state_dir}/kubeconfig-kcm" system:kube-controller-manager "$(token_of system:kube-controller-manager)"
 write_kubeconfig "${state_dir}/kubeconfig-scheduler" system:kube-scheduler "$(token_of system:kube-scheduler)"
 write_kubeconfig "${state_dir}/kubeconfig-kwok" kwok "$(token_of kwok)"
+# The resizer is kwok's companion (it plays the kubelet's volume expansion): kwok's user.
+write_kubeconfig "${state_dir}/kubeconfig-resizer" kwok "$(token_of kwok)"
 
 # ---- kube-controller-manager
 start kube-controller-manager \
@@ -599,9 +608,28 @@ kwok_healthy() {
   curl -fsS --max-time 2 --cacert "${pki_dir}/ca.crt" "https://127.0.0.1:${KWOK_PORT}/healthz" >/dev/null
 }
 
+# ---- petset-resizer (issue 26): the simulated CSI external-resizer + kubelet volume
+# expansion, the same code the embedded server runs (docs/volumes.md). Compiled from src/
+# into .cache/ (tsc --incremental: seconds when unchanged); run by node under the name
+# petset-resizer (a symlink in the bin dir) so pid_of knows it.
+command -v node >/dev/null || die "node not found (the simulated resizer runs on node)"
+resizer_out="${cluster_repo_root}/.cache/cluster-resizer"
+log "compiling the simulated resizer"
+(cd "${cluster_repo_root}" && ./node_modules/.bin/tsc --outDir "${resizer_out}" --rootDir src \
+  --incremental --tsBuildInfoFile "${resizer_out}/.tsbuildinfo" --module NodeNext \
+  --moduleResolution NodeNext --target ES2023 --skipLibCheck --types node \
+  src/apiserver-shim/kubelet/claim-resizer-main.ts >"${log_dir}/petset-resizer-build.log" 2>&1) || true
+[[ -f "${resizer_out}/apiserver-shim/kubelet/claim-resizer-main.js" ]] \
+  || die "compiling the simulated resizer failed; log: ${log_dir}/petset-resizer-build.log"
+ln -sfn "$(node -p process.execPath)" "${bin_dir}/petset-resizer"
+start petset-resizer "${resizer_out}/apiserver-shim/kubelet/claim-resizer-main.js" \
+  --kubeconfig="${state_dir}/kubeconfig-resizer"
+resizer_started() { grep -q "simulated resizer started" "${log_dir}/petset-resizer.log"; }
+
 wait_for kube-controller-manager "kube-controller-manager /healthz" kcm_healthy
 wait_for kube-scheduler "kube-scheduler /healthz" scheduler_healthy
 wait_for kwok "kwok /healthz" kwok_healthy
+wait_for petset-resizer "the simulated resizer's claim watch" resizer_started
 
 # ---- cluster objects
 log "applying storage class, RBAC, CRDs, nodes"

@@ -10,6 +10,7 @@
  * it was planned from (a conflict means a newer claim, which plans again).
  */
 import {
+  ApiException,
   CoreV1Api,
   type KubeConfig,
   type KubernetesObject,
@@ -22,7 +23,11 @@ import { pooledKubeConfig } from "../../util/keep-alive.js";
 import { allowPlainHttp } from "../../util/kubeconfig.js";
 import { nextResizeStep } from "./claim-resize.js";
 import { systemTimerClock, type TimerClock } from "./clock.js";
-import { statusCode, toPlain } from "./writer.js";
+
+// Local (not writer.js): the resizer process of the test cluster compiles only what it imports.
+const toPlain = (o: unknown): Record<string, unknown> =>
+  JSON.parse(JSON.stringify(o)) as Record<string, unknown>;
+const statusCode = (err: unknown): number | undefined => (err instanceof ApiException ? err.code : undefined);
 
 export interface ClaimResizerOptions {
   kubeConfig: KubeConfig;
@@ -122,14 +127,14 @@ export async function startClaimResizer(o: ClaimResizerOptions): Promise<ClaimRe
     return `${m?.namespace ?? ""}/${m?.name ?? ""}`;
   };
   const upsert = (raw: KubernetesObject) => {
-    const c = toPlain(raw) as unknown as Record<string, unknown>;
+    const c = toPlain(raw);
     claims.set(keyOf(c), c);
     schedule(keyOf(c));
   };
   informer.on("add", upsert);
   informer.on("update", upsert);
   informer.on("delete", (raw) => {
-    const key = keyOf(toPlain(raw) as unknown as Record<string, unknown>);
+    const key = keyOf(toPlain(raw));
     claims.delete(key);
     timers.get(key)?.cancel();
     timers.delete(key);
