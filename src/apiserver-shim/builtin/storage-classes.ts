@@ -5,10 +5,10 @@
  * allowVolumeExpansion may change), and the DefaultStorageClass admission plugin's choice of
  * class for a claim that names none.
  *
- * The embedded server starts with the same two classes as the test cluster
- * (test/cluster/manifests/storage.yaml): `standard`, the default, which allows expansion, and
- * `fixed-size`, which does not. Only names and expansion matter to claims here; the
- * provisioner is the simulated kubelet, which binds every claim whatever its class.
+ * The embedded server starts with the same classes as the test cluster
+ * (test/cluster/manifests/storage.yaml and csi.yaml): `standard`, the default, which allows
+ * expansion, `fixed-size`, which does not, and `csi` (expandable). Only names and expansion
+ * matter to claims here: the simulated kubelet binds every claim whatever its class.
  */
 import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired } from "../errors.js";
 import type { FieldError } from "../schema/index.js";
@@ -45,6 +45,16 @@ export const DEFAULT_STORAGE_CLASSES: readonly KubeObject[] = [
     reclaimPolicy: "Delete",
     volumeBindingMode: "Immediate",
     allowVolumeExpansion: false,
+  },
+  {
+    // The test cluster's CSI class (test/cluster/manifests/csi.yaml, issue 27).
+    apiVersion: "storage.k8s.io/v1",
+    kind: "StorageClass",
+    metadata: { name: "csi" },
+    provisioner: "csi.petset.dev",
+    reclaimPolicy: "Delete",
+    volumeBindingMode: "Immediate",
+    allowVolumeExpansion: true,
   },
 ];
 

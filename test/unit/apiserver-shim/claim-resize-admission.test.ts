@@ -50,7 +50,7 @@ function resize(core: TestCore, pvc: KubeObject, storage: string): KubeObject {
 }
 
 describe("issue 26: StorageClasses on the embedded server", () => {
-  it("starts with the test cluster's classes: standard (default, expandable) and fixed-size", () => {
+  it("starts with the test cluster's classes: standard (default, expandable), fixed-size and csi", () => {
     const core = testCore();
     const classes = core.store.list(core.def("storage.k8s.io", "v1", "storageclasses"), undefined, {}).items;
     expect(
@@ -62,6 +62,7 @@ describe("issue 26: StorageClasses on the embedded server", () => {
         c.volumeBindingMode,
       ]),
     ).toEqual([
+      ["csi", "", true, "Delete", "Immediate"],
       ["fixed-size", "", false, "Delete", "Immediate"],
       ["standard", "true", true, "Delete", "Immediate"],
     ]);
