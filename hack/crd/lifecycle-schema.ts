@@ -33,15 +33,25 @@ function handlerRules(hook: HookName): CelRule[] {
       reason: "FieldValueInvalid",
     },
   ];
-  if (hook === "preRollout" || hook === "postRollout") {
+  if (hook === "preRollout" || hook === "postRollout" || hook === "fence") {
     rules.push({
       rule: "!has(self.exec)",
-      message: `${hook} runs once per version, not in a pet: use job, webhook or external`,
+      message:
+        hook === "fence"
+          ? "exec cannot reach a lost node: use job, webhook or external"
+          : `${hook} runs once per version, not in a pet: use job, webhook or external`,
       fieldPath: ".exec",
       reason: "FieldValueForbidden",
     });
   }
-  if (hook !== "preUpdate" && hook !== "postUpdate") {
+  if (hook === "fence") {
+    rules.push({
+      rule: "!has(self.failurePolicy) || self.failurePolicy == 'Pause'",
+      message: "a fence can only Pause on failure (Ignore would give a pet a second pod)",
+      fieldPath: ".failurePolicy",
+      reason: "FieldValueInvalid",
+    });
+  } else if (hook !== "preUpdate" && hook !== "postUpdate") {
     rules.push({
       rule: "!has(self.failurePolicy) || self.failurePolicy != 'Rollback'",
       message: "Rollback is allowed on update hooks only (preUpdate, postUpdate)",
@@ -60,9 +70,11 @@ const HOOK_DOCS: Record<HookName, string> = {
   preScaleDown: "Before a condemned pet's pod is deleted; its claims stay until it succeeds.",
   switchover:
     "Before the leader's pod is deleted or patched (update or scale-down), in the leader's pod; PETSET_CANDIDATE names a follower already at the target.",
+  fence:
+    "Once a pet's node has been lost for afterSeconds: must make sure that node can no longer run the pet or write its volumes (power off, isolate, detach). Only after it succeeded is the pod force-deleted and the pet moved.",
 };
 
-function hookSchema(hook: HookName): Schema {
+export function hookSchema(hook: HookName): Schema {
   return {
     type: "object",
     description: `${HOOK_DOCS[hook]} Exactly one handler.`,

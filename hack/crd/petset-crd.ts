@@ -15,6 +15,7 @@ import {
 } from "../../src/api/index.js";
 import { hookRecordsSchema, lifecycleSchema, rolesSchema } from "./lifecycle-schema.js";
 import { withoutListItemDefaults } from "./list-defaults.js";
+import { nodeFailureSchema } from "./node-failure-schema.js";
 import { maxUnavailableNotZero, selectorImmutable, selectorMatchesTemplate } from "./rules.js";
 import { rollingUpdateStepFields, rollingUpdateStepRules, rolloutStepStatusSchema } from "./steps-schema.js";
 import type { Schema, StructuralConverter } from "./structural.js";
@@ -236,6 +237,7 @@ function specSchema(k8s: StructuralConverter): Schema {
       },
       lifecycle: lifecycleSchema(),
       roles: rolesSchema(),
+      nodeFailure: nodeFailureSchema(),
     },
   };
 }

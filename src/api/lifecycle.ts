@@ -13,8 +13,8 @@ export const LifecycleHookNames = [
   "postRollout",
   "preScaleDown",
 ] as const;
-/** Every hook a record can name: the lifecycle ones and `spec.roles.switchover`. */
-export const HookNames = [...LifecycleHookNames, "switchover"] as const;
+/** Every hook a record can name: the lifecycle ones, `spec.roles.switchover` and `spec.nodeFailure.fence`. */
+export const HookNames = [...LifecycleHookNames, "switchover", "fence"] as const;
 export type HookName = (typeof HookNames)[number];
 
 /** Hooks that run once per version (no pod of their own). */
@@ -181,10 +181,15 @@ export const RolesSchema = z.object({
 });
 export type Roles = z.infer<typeof RolesSchema>;
 
-/** The spec of a hook: `spec.lifecycle.<hook>`, or `spec.roles.switchover`. */
+/** The spec of a hook: `spec.lifecycle.<hook>`, `spec.roles.switchover` or `spec.nodeFailure.fence`. */
 export function hookSpecOf(
-  spec: { lifecycle?: Lifecycle | undefined; roles?: Roles | undefined },
+  spec: {
+    lifecycle?: Lifecycle | undefined;
+    roles?: Roles | undefined;
+    nodeFailure?: { fence?: HookSpec | undefined } | undefined;
+  },
   hook: HookName,
 ): HookSpec | undefined {
+  if (hook === "fence") return spec.nodeFailure?.fence;
   return hook === "switchover" ? spec.roles?.switchover : spec.lifecycle?.[hook];
 }

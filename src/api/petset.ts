@@ -15,6 +15,7 @@ import {
   PodTemplateSchema,
 } from "./meta.js";
 import { API_VERSION, PETSET_KIND } from "./names.js";
+import { NodeFailureSchema } from "./node-failure.js";
 
 /** int or percent string, as `apps/v1` maxUnavailable. */
 export const IntOrPercentSchema = z.union([z.number().int(), z.string().regex(/^[0-9]+%$/)]);
@@ -115,6 +116,8 @@ export const PetSetSpecSchema = z.object({
   lifecycle: LifecycleSchema.optional(),
   /** Who leads: the leader's pet is updated last, after a switchover (docs/rollouts.md). */
   roles: RolesSchema.optional(),
+  /** What happens to a pet whose node is lost (docs/failover.md). */
+  nodeFailure: NodeFailureSchema.optional(),
 });
 export type PetSetSpec = z.infer<typeof PetSetSpecSchema>;
 export type PetSetSpecInput = z.input<typeof PetSetSpecSchema>;

@@ -30,6 +30,25 @@ interface ApiObject {
 /** The `f:spec` children `changedBy` looks for. */
 const CONTENT_FIELDS = ["f:template", "f:volumeClaimTemplates"] as const;
 
+/**
+ * Keeps of a node only its name, uid, resourceVersion and Ready condition (status, time): what
+ * lost-node decisions read (planner/node-failure.ts). Heartbeats change nothing kept.
+ */
+export function trimNode(obj: ApiObject & { spec?: object | undefined; status?: object | undefined }): void {
+  const meta = asRecord(obj.metadata) ?? {};
+  obj.metadata = { name: meta.name, uid: meta.uid, resourceVersion: meta.resourceVersion };
+  const status = asRecord(obj.status);
+  const conditions = Array.isArray(status?.conditions) ? status.conditions : [];
+  const ready = conditions.map(asRecord).find((c) => c?.type === "Ready");
+  obj.spec = {};
+  obj.status = {
+    conditions:
+      ready === undefined
+        ? []
+        : [{ type: "Ready", status: ready.status, lastTransitionTime: ready.lastTransitionTime }],
+  };
+}
+
 /** Keeps of a pod what the controller reads (rule above); managedFields go too. */
 export function trimPod(obj: ApiObject & { spec?: object | undefined; status?: object | undefined }): void {
   dropManagedFields(obj);
@@ -38,6 +57,7 @@ export function trimPod(obj: ApiObject & { spec?: object | undefined; status?: o
     const kept: Record<string, unknown> = {};
     for (const field of ["containers", "initContainers"] as const)
       if (Array.isArray(spec[field])) kept[field] = spec[field].map(nameAndImage);
+    if (typeof spec.nodeName === "string") kept.nodeName = spec.nodeName;
     obj.spec = kept;
   }
   const status = asRecord(obj.status);

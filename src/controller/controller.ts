@@ -23,6 +23,8 @@ import { type LeaderElector, startLeaderElection } from "./leader-election.js";
 import { fencedKubeConfig, isLeaseLost, type LeaseGuard, unfencedGuard } from "./lease-guard.js";
 import { type ControllerMetrics, createMetrics } from "./metrics.js";
 import { createPetSetClient } from "./petset-client.js";
+import { createNodeFencing } from "./node-fencing.js";
+import { type NodeWatch, watchNodes } from "./node-watch.js";
 import { createPodControl } from "./pod-control.js";
 import { KeyQueue } from "./queue.js";
 import { DEFAULT_STATUS_PROGRESS_INTERVAL_MS, StatusWriteLimiter } from "./status-coalescing.js";
@@ -71,6 +73,7 @@ export class PetSetController {
   private workersDone: Promise<void>[] = [];
   private readonly userAgent: string;
   private hookRunner: HookRunner | undefined;
+  private nodeWatch: NodeWatch | undefined;
   /** Ends the pooled keep-alive connections of the fenced clients. */
   private closeConnections: (() => void) | undefined;
 
@@ -175,6 +178,8 @@ export class PetSetController {
     caches.versions.onChange(observeThenEnqueue("petsetversions"));
     caches.pods.onChange(observeThenEnqueue("pods"));
     caches.claims.onChange(observeThenEnqueue("persistentvolumeclaims"));
+    // Nodes: not awaited below (node-watch.ts); a node's Ready change wakes the sets on it.
+    if (caches.nodes !== undefined) this.nodeWatch = watchNodes(caches.nodes, caches.pods, enqueueOwner);
     await Promise.all([
       caches.petSets.synced,
       caches.versions.synced,
@@ -243,6 +248,8 @@ export class PetSetController {
         this.opts.statusProgressIntervalMs ?? DEFAULT_STATUS_PROGRESS_INTERVAL_MS,
       ),
       drivingSince,
+      ...(this.nodeWatch !== undefined ? { nodes: this.nodeWatch } : {}),
+      nodeFencing: createNodeFencing(kubeConfig, writes),
     };
   }
 

@@ -28,6 +28,7 @@ import type {
   RollbackToStep,
   Step,
 } from "./planner/index.js";
+import type { NodeFencing } from "./node-fencing.js";
 import type { PodControl } from "./pod-control.js";
 
 export interface ExecutorDeps {
@@ -39,6 +40,8 @@ export interface ExecutorDeps {
   expect?: Expect;
   /** Tells the user about claims found in place of the ones the plan creates. */
   events?: EventRecorder;
+  /** Moves pets off lost nodes after their fence (node-fencing.ts); none: such steps fail. */
+  nodeFencing?: NodeFencing;
 }
 
 /** The cache showed something the API no longer has: the plan was made on a stale view. */
@@ -70,6 +73,8 @@ export function describeStep(step: Step): string {
       return `create pod ${step.pod.metadata?.name}`;
     case "deletePod":
       return `delete pod ${step.podName} (${step.reason})`;
+    case "forceDeleteLostPod":
+      return `force-delete pod ${step.podName} on lost node ${step.node} (fence ${step.fenceId} succeeded)`;
     case "patchPodImages":
       return `update pod ${step.podName} in place to version ${step.toVersion}`;
     case "relabelPod":
@@ -163,6 +168,30 @@ async function executeStep(
       );
       if (!deleted)
         throw new StaleViewError(`pod ${step.podName} was already gone: the cache is behind the API`);
+      return;
+    }
+    case "forceDeleteLostPod": {
+      if (deps.nodeFencing === undefined) throw new Error("no node fencing adapter");
+      const fencing = deps.nodeFencing;
+      // Right before the delete, uncached: a node Ready again keeps its pet (node-fencing.ts).
+      if ((await fencing.checkNode(step.node, step.taintOutOfService)) === "ready")
+        throw new StaleViewError(`node ${step.node} is Ready again (read uncached): ${step.podName} stays`);
+      const gone = { kind: "gone", resource: "pods", name: step.podName, uid: step.uid } as const;
+      const deleted = await expectBefore(deps.expect, gone, () =>
+        fencing.forceDeletePod(ns, step.podName, step.uid),
+      );
+      if (!deleted)
+        throw new StaleViewError(`pod ${step.podName} was already gone: the cache is behind the API`);
+      const attachments = await fencing.deleteAttachments(ns, step.node, step.claimNames);
+      if (attachments.length > 0)
+        await deps.events?.record(
+          { apiVersion: "v1", kind: "Pod", namespace: ns, name: step.podName },
+          {
+            type: "Normal",
+            reason: "VolumeAttachmentsDeleted",
+            message: `deleted VolumeAttachments ${attachments.join(", ")} on lost node ${step.node}`,
+          },
+        );
       return;
     }
     case "deleteClaim": {

@@ -18,13 +18,14 @@ import {
   type KubernetesObject,
   makeInformer,
   type ObjectCache,
+  type V1Node,
   type V1PersistentVolumeClaim,
   type V1Pod,
 } from "@kubernetes/client-node";
 import { GROUP, Labels, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
 import type { Logger } from "../util/logger.js";
 import { byControllerUid, byLabel, byNamePrefix, CacheIndex } from "./cache-index.js";
-import { dropManagedFields, trimPetSetManagedFields, trimPod } from "./cache-trim.js";
+import { dropManagedFields, trimNode, trimPetSetManagedFields, trimPod } from "./cache-trim.js";
 import { makeApiClientWith } from "./lease-guard.js";
 import { LIST_PAGE_SIZE, listInPages, type PageFetcher, pageQuery } from "./paged-list.js";
 
@@ -186,6 +187,11 @@ export interface ControllerCaches {
   versions: ResourceCache<KubernetesObject>;
   pods: ResourceCache<V1Pod>;
   claims: ResourceCache<V1PersistentVolumeClaim>;
+  /**
+   * Nodes, trimmed to their Ready condition (node-failure.ts). Not awaited at start: a
+   * controller without the RBAC to list nodes judges no pet on a lost node.
+   */
+  nodes?: ResourceCache<V1Node>;
 }
 
 /** Starts the four caches the controller reads. Pods and claims are limited to petset's own. */
@@ -245,5 +251,14 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
     ),
     pods: startCache("pods", pods, opts, trimPod),
     claims: startCache("persistentvolumeclaims", claims, opts, dropManagedFields),
+    nodes: startCache("nodes", nodeInformer(opts, watchConfig), opts, trimNode),
   };
+}
+
+/** Every node (cluster-scoped), trimmed to what lost-node decisions read (cache-trim.ts). */
+function nodeInformer(opts: CacheOptions, watchConfig: KubeConfig): Watched<V1Node> {
+  const core = listApi(opts, CoreV1Api);
+  return makeInformer<V1Node>(watchConfig, "/api/v1/nodes", () =>
+    listInPages<V1Node>((limit, token) => core.listNode(pageQuery(limit, token)), LIST_PAGE_SIZE, trimNode),
+  );
 }

@@ -22,6 +22,8 @@ export interface ControllerMetrics {
   conditions: ConditionMetric;
   hookRuns: Counter<"hook" | "handler" | "result">;
   hookRunDuration: Histogram<"hook" | "handler">;
+  /** Pets whose node is lost (planner/node-failure.ts), per PetSet. */
+  petsOnLostNodes: Gauge<"namespace" | "petset">;
 }
 
 /**
@@ -145,6 +147,12 @@ export function createMetrics(): ControllerMetrics {
       help: "Duration of a hook run that ended (succeeded, failed or timed out), from its attempt's start",
       labelNames: ["hook", "handler"],
       buckets: [0.1, 0.5, 1, 5, 10, 30, 60, 300, 600, 1800, 3600],
+      ...opts,
+    }),
+    petsOnLostNodes: new Gauge({
+      name: "petset_pets_on_lost_nodes",
+      help: "Pets whose node is lost (Ready Unknown or False, or gone), per PetSet (docs/failover.md)",
+      labelNames: ["namespace", "petset"],
       ...opts,
     }),
   };

@@ -55,6 +55,7 @@ export async function updatePetSetGauges(
 export async function forgetPetSetGauges(metrics: ControllerMetrics, ref: PetSetRef): Promise<void> {
   const labels = { namespace: ref.namespace, petset: ref.petSet };
   metrics.versions.remove(labels);
+  metrics.petsOnLostNodes.remove(labels);
   const key = `${ref.namespace}/${ref.petSet}`;
   const series = seriesOf(metrics.podsByVersion);
   for (const version of series.get(key) ?? []) metrics.podsByVersion.remove({ ...labels, version });

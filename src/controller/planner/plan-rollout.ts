@@ -86,6 +86,7 @@ import { planExternalUpdates } from "./external.js";
 import { readHookBook } from "./hook-records.js";
 import { cancelUnrequestedHooks, holdForPostRollout, holdForPreRollout, planPostUpdates } from "./hooks.js";
 import { planResizeFallbacks } from "./in-place-resize.js";
+import { planNodeFailure, withLostPets } from "./node-failure.js";
 import { planPetCreation } from "./pet-creation.js";
 import { chooseKeptOld, event, type PlanContext, resolveSpec } from "./plan-context.js";
 import { PlanEventReasons } from "./plan-events.js";
@@ -109,6 +110,7 @@ const stepOrder: Record<Step["kind"], number> = {
   annotateTargetVersion: 1,
   relabelPod: 2,
   deletePod: 3,
+  forceDeleteLostPod: 3,
   patchPodImages: 4,
   createClaim: 5,
   createPod: 6,
@@ -240,6 +242,8 @@ export function planRollout(raw: PlanInput): Plan {
     );
   }
 
+  // Lost nodes (node-failure.ts): fence, then move; the pods it acts on are touched first.
+  const lostPets = planNodeFailure(ctx);
   const budget = scaleBudget(ctx);
   const allPetsHealthy = planPetCreation(ctx, budget);
   const scalingDown = condemnedPods(ctx).length > 0;
@@ -260,10 +264,10 @@ export function planRollout(raw: PlanInput): Plan {
   }
   // Targeted replacement (replacement.ts): not a version move, so neither pause nor preRollout holds it.
   planReplacements(ctx, allPetsHealthy);
-  const status = planStatus(ctx);
+  const status = withLostPets(ctx, planStatus(ctx), lostPets);
   cancelUnrequestedHooks(ctx, hookCancelReason(ctx));
   planVersionFacts(ctx, status);
-  return finish(ctx, status);
+  return lostPets.length > 0 ? { ...finish(ctx, status), lostPets } : finish(ctx, status);
 }
 
 /** Why running hooks not asked for any more are cancelled, for their record and Event. */

@@ -1,5 +1,6 @@
 import type { V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
 import type { PetSet, PetSetStatus, PetSetVersion, PetSetVersionStatus } from "../../api/index.js";
+import type { LostPet, NodeView } from "./node-failure.js";
 import type { ClaimView, PodView } from "./views.js";
 
 /** Everything the planner reads. Plain data from the caches; the planner never mutates it. */
@@ -25,6 +26,8 @@ export interface PlanInput {
    * timeout: no controller may have run then (takeover.ts). Omitted: all time counts.
    */
   drivingSince?: number;
+  /** Nodes as cached (node-failure.ts); omitted: not known, so no pet is judged on a lost node. */
+  nodes?: readonly NodeView[];
 }
 
 /** Why a pod is deleted; also the Event reason the executor may record. */
@@ -135,7 +138,22 @@ export type Step =
   | RelabelPodStep
   | AnnotateTargetVersionStep
   | DeleteClaimStep
-  | RollbackToStep;
+  | RollbackToStep
+  | ForceDeleteLostPodStep;
+
+/**
+ * After a pet's fence succeeded (node-failure.ts): re-read the node uncached and do nothing if it
+ * is Ready again; else taint it out-of-service if asked, force-delete the pod (grace 0, uid
+ * precondition) and delete the pet's VolumeAttachments on the node.
+ */
+export interface ForceDeleteLostPodStep extends PodRef {
+  kind: "forceDeleteLostPod";
+  node: string;
+  taintOutOfService: boolean;
+  fenceId: string;
+  /** The pet's claims: attachments of their volumes to `node` are deleted. */
+  claimNames: string[];
+}
 
 export type StepKind = Step["kind"];
 
@@ -158,4 +176,6 @@ export interface Plan {
   /** Sync again after this long even if nothing changes (minReadySeconds, deadline). */
   requeueAfterMs?: number;
   events: PlanEvent[];
+  /** Pets on lost nodes (node-failure.ts), for the metric petset_pets_on_lost_nodes. */
+  lostPets?: LostPet[];
 }

@@ -60,6 +60,8 @@ export interface PodView {
    * at least CRASH_LOOP_GAP_MS after the failed run ended): between two CrashLoopBackOff waits.
    */
   restartedAfterBackOff?: boolean;
+  /** spec.nodeName: the node the pod is bound to (node-failure.ts). */
+  nodeName?: string;
   /** Condition PodResizePending (reason Infeasible or Deferred; since = lastTransitionTime). */
   resizePending?: { reason: string; message?: string; since?: number };
   /** Condition PodResizeInProgress is present. */
@@ -188,6 +190,7 @@ export function podViewFromV1Pod(pod: V1Pod): PodView {
   const failing = failingReason([...initStatuses, ...statuses]);
   if (failing !== undefined) view.failing = failing;
   if (restartedAfterBackOff(statuses)) view.restartedAfterBackOff = true;
+  if (pod.spec?.nodeName) view.nodeName = pod.spec.nodeName;
   const pending = pod.status?.conditions?.find((c) => c.type === "PodResizePending" && c.status === "True");
   if (pending !== undefined) {
     view.resizePending = { reason: pending.reason ?? "" };

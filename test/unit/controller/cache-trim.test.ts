@@ -191,6 +191,7 @@ describe("trimPod", () => {
     trimPod(trimmed);
     expect(trimmed.metadata?.managedFields).toBeUndefined();
     expect(trimmed.spec).toEqual({
+      nodeName: "node-1",
       initContainers: [{ name: "init", image: "busybox:1.36" }],
       containers: [
         { name: "app", image: "nginx:1.27" },

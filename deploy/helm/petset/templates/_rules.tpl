@@ -45,6 +45,15 @@ cluster-scoped read of its own two CRDs (the start-up check of src/controller/cr
   verbs: ["get", "list", "watch", "create", "update", "patch"]
 {{- end -}}
 
+{{- define "petset.nodeRules" -}}
+- apiGroups: [""]
+  resources: ["nodes"]
+  verbs: ["get", "list", "watch", "patch"]
+- apiGroups: ["storage.k8s.io"]
+  resources: ["volumeattachments"]
+  verbs: ["get", "list", "delete"]
+{{- end -}}
+
 {{- define "petset.crdRules" -}}
 - apiGroups: ["apiextensions.k8s.io"]
   resources: ["customresourcedefinitions"]
