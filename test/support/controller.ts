@@ -127,6 +127,8 @@ export interface ControllerProcessOptions {
   env?: Record<string, string>;
   /** Lease timings in seconds (default 4/3/1). */
   lease?: { durationS: number; renewDeadlineS: number; retryPeriodS: number };
+  /** Another build's `petset.js` (e.g. the previous release, test/upgrade/); default: dist/ of this tree. */
+  cli?: string;
 }
 
 /**
@@ -139,7 +141,8 @@ export function startControllerProcess(
   opts: ControllerProcessOptions = {},
 ): ControllerProcess {
   const lease = opts.lease ?? { durationS: 4, renewDeadlineS: 3, retryPeriodS: 1 };
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npx tsc -p tsconfig.build.json first`);
+  const cli = opts.cli ?? CLI;
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npx tsc -p tsconfig.build.json first`);
   const dir = mkdtempSync(join(tmpdir(), "petset-ctl-"));
   const kubeconfig = join(dir, "kubeconfig");
   writeFileSync(kubeconfig, (opts.kubeConfig ?? cluster.controllerKubeConfig).exportConfig(), {
@@ -149,7 +152,7 @@ export function startControllerProcess(
     process.execPath,
     [
       ...(opts.nodeArgs ?? []),
-      CLI,
+      cli,
       "controller",
       "--kubeconfig",
       kubeconfig,

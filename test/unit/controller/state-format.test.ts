@@ -17,9 +17,11 @@ const version = (name: string, formatVersion?: unknown) => ({
   metadata: { name },
   status: formatVersion === undefined ? { observedAt: "2026-12-05T10:00:00Z" } : { formatVersion },
 });
-const pod = (name: string, format?: string) => ({
-  metadata: { name, annotations: format === undefined ? { a: "b" } : { [STATE_FORMAT_ANNOTATION]: format } },
-});
+const pod = (name: string, format?: string) => {
+  const annotations: Record<string, string> =
+    format === undefined ? { a: "b" } : { [STATE_FORMAT_ANNOTATION]: format };
+  return { metadata: { name, annotations } };
+};
 
 describe("issue 30: state format versions", () => {
   it("parses what was written: absent is 0, whole numbers are themselves, the rest unreadable", () => {
