@@ -5,6 +5,7 @@
  * newer format is left alone, with a condition and an Event.
  */
 import type { KubernetesObject, V1Pod } from "@kubernetes/client-node";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { STATE_FORMAT, STATE_FORMAT_ANNOTATION } from "../../../src/api/state-format.js";
 import { syncPetSet } from "../../../src/controller/sync.js";
@@ -76,7 +77,9 @@ describe("issue 30: upgrading and downgrading the controller, by state format", 
     } as KubernetesObject);
     updateImage(world, "nginx:1.28");
     const before = world.calls.length;
-    const result = await syncPetSet(world.context(), KEY);
+    const lines: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(line) });
+    const result = await syncPetSet({ ...world.context(), logger }, KEY);
     expect(result.requeueAfterMs).toBeGreaterThan(0);
     // Only the PetSet's status: no version created, no pod touched, no fact recorded.
     expect(world.calls.slice(before).map((c) => c.verb)).toEqual(["status"]);
@@ -85,6 +88,11 @@ describe("issue 30: upgrading and downgrading the controller, by state format", 
     expect(progressing?.message).toContain(`PetSetVersion web-v1 status.formatVersion ${STATE_FORMAT + 1}`);
     const warning = world.events.find((e) => e.reason === "UnsupportedStateFormat");
     expect(warning?.type).toBe("Warning");
+    const logged = lines.map(
+      (l) => JSON.parse(l) as { level: number; msg: string; petSet: string; message: string },
+    );
+    expect(logged).toMatchObject([{ level: 40, msg: "not acting on this PetSet", petSet: "default/web" }]);
+    expect(logged[0]?.message).toBe(progressing?.message);
     // Once the newer controller's state is gone (it is run again and rewrites, or a person
     // fixes it), this one carries on.
     world.versions.put({ ...v1, status: { ...v1.status, formatVersion: STATE_FORMAT } } as KubernetesObject);
