@@ -18,10 +18,15 @@ cli="$out/dist/src/cli/petset.js"
 mkdir -p "$root"
 exec 9>"$root/.lock"
 flock 9
-# A build that borrowed the checkout's node_modules is stale once the checkout's lock moved on.
-if [ -f "$out/.built" ] && { [ ! -L "$out/node_modules" ] || cmp -s "$out/package-lock.json" "$repo/package-lock.json"; }; then
-  echo "$cli"
-  exit 0
+# A build that borrowed a checkout's node_modules borrows this checkout's (the one it was built
+# from may be gone: CI clones afresh), and is stale once the lock moved on.
+if [ -f "$out/.built" ]; then
+  if [ ! -L "$out/node_modules" ]; then echo "$cli"; exit 0; fi
+  if cmp -s "$out/package-lock.json" "$repo/package-lock.json" && [ -d "$repo/node_modules" ]; then
+    ln -sfn "$repo/node_modules" "$out/node_modules"
+    echo "$cli"
+    exit 0
+  fi
 fi
 if ! git -C "$repo" cat-file -e "$sha^{commit}" 2>/dev/null; then
   echo "cannot build the previous release: commit $sha is not in this checkout's history (a shallow clone? git fetch --unshallow)" >&2
