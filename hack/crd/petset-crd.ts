@@ -13,6 +13,7 @@ import {
   UpdateStrategyTypes,
   VERSION,
 } from "../../src/api/index.js";
+import { claimTemplatesStatusSchema, volumeClaimUpdatePolicySchema } from "./claims-schema.js";
 import { hookRecordsSchema, lifecycleSchema, rolesSchema } from "./lifecycle-schema.js";
 import { withoutListItemDefaults } from "./list-defaults.js";
 import { nodeFailureSchema } from "./node-failure-schema.js";
@@ -235,6 +236,7 @@ function specSchema(k8s: StructuralConverter): Schema {
           ),
         },
       },
+      volumeClaimUpdatePolicy: volumeClaimUpdatePolicySchema(),
       lifecycle: lifecycleSchema(),
       roles: rolesSchema(),
       nodeFailure: nodeFailureSchema(),
@@ -275,6 +277,7 @@ function statusSchema(k8s: StructuralConverter): Schema {
         "Hooks running or failed now; finished runs are recorded on the PetSetVersions.",
       ),
       rolloutStep: rolloutStepStatusSchema(),
+      volumeClaimTemplates: claimTemplatesStatusSchema(),
     },
   };
 }

@@ -19,9 +19,12 @@ export const PetSetDefaults = {
   autoRollback: false,
   whenDeleted: "Retain",
   whenScaled: "Retain",
+  volumeClaimUpdatePolicy: "OnClaimDelete",
 } as const;
 
 export const PodManagementPolicies = ["OrderedReady", "Parallel"] as const;
 export const UpdateStrategyTypes = ["RollingUpdate", "OnDelete", "External"] as const;
 export const PodUpdatePolicies = ["Recreate", "InPlaceIfPossible", "InPlaceOnly"] as const;
 export const RetentionPolicies = ["Retain", "Delete"] as const;
+/** docs/volumes.md: OnClaimDelete (a changed template applies to new claims only) or InPlace. */
+export const VolumeClaimUpdatePolicies = ["OnClaimDelete", "InPlace"] as const;

@@ -74,6 +74,8 @@ export const ProgressingReasons = {
   hookFailed: "HookFailed",
   /** A step-wise rollout waits at a pause step: for a promotion or for its duration. */
   stepPaused: "StepPaused",
+  /** volumeClaimUpdatePolicy InPlace: a claim cannot follow the version (docs/volumes.md). */
+  claimUpdateRefused: "ClaimUpdateRefused",
 } as const;
 export type ProgressingReason = (typeof ProgressingReasons)[keyof typeof ProgressingReasons];
 

@@ -5,6 +5,7 @@ import {
   PodUpdatePolicies,
   RetentionPolicies,
   UpdateStrategyTypes,
+  VolumeClaimUpdatePolicies,
 } from "./defaults.js";
 import { HookRecordSchema, LifecycleSchema, RolesSchema } from "./lifecycle.js";
 import {
@@ -112,6 +113,8 @@ export const PetSetSpecSchema = z.object({
   progressDeadlineSeconds: z.number().int().min(1).default(D.progressDeadlineSeconds),
   autoRollback: z.boolean().default(D.autoRollback),
   persistentVolumeClaimRetentionPolicy: RetentionPolicySchema.prefault({}),
+  /** InPlace: a version's claim templates apply to existing claims as pets move (docs/volumes.md). */
+  volumeClaimUpdatePolicy: z.enum(VolumeClaimUpdatePolicies).default(D.volumeClaimUpdatePolicy),
   /** Hooks the controller runs around rollouts and scale-down (docs/hooks.md). */
   lifecycle: LifecycleSchema.optional(),
   /** Who leads: the leader's pet is updated last, after a switchover (docs/rollouts.md). */
@@ -121,6 +124,20 @@ export const PetSetSpecSchema = z.object({
 });
 export type PetSetSpec = z.infer<typeof PetSetSpecSchema>;
 export type PetSetSpecInput = z.input<typeof PetSetSpecSchema>;
+
+/** status.volumeClaimTemplates[]: the pets' claims of one template of the update version (KEP-4650's shape). */
+export const ClaimTemplateStatusSchema = z.object({
+  name: z.string(),
+  /** Pets whose claim satisfies the template (request and capacity >= it, same class and modes). */
+  compatibleReplicas: z.number().int().default(0),
+  /** Pets whose claim is being resized to the template. */
+  updatingReplicas: z.number().int().default(0),
+  /** Pets whose claim is larger than the template (a rollback never shrinks). */
+  overSizedReplicas: z.number().int().default(0),
+  /** Sum of the claims' status.capacity.storage, as a quantity. */
+  totalCapacity: z.string().optional(),
+});
+export type ClaimTemplateStatus = z.infer<typeof ClaimTemplateStatusSchema>;
 
 export const PetSetStatusSchema = z.object({
   observedGeneration: z.number().int().optional(),
@@ -153,6 +170,8 @@ export const PetSetStatusSchema = z.object({
       resumeAt: z.string().optional(),
     })
     .optional(),
+  /** Per claim template of the update version (docs/volumes.md); absent without templates. */
+  volumeClaimTemplates: z.array(ClaimTemplateStatusSchema).optional(),
 });
 export type PetSetStatus = z.infer<typeof PetSetStatusSchema>;
 

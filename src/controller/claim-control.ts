@@ -1,4 +1,4 @@
-/** ClaimControl: creates, labels and deletes the pets' PersistentVolumeClaims. */
+/** ClaimControl: creates, labels, updates (claims follow versions) and deletes the pets' PersistentVolumeClaims. */
 import {
   CoreV1Api,
   type KubeConfig,
@@ -8,6 +8,7 @@ import {
   type V1PersistentVolumeClaim,
 } from "@kubernetes/client-node";
 import { isAlreadyExists, isNotFound } from "./api-errors.js";
+import type { PatchClaimStep } from "./planner/index.js";
 import type { WriteCounter } from "./write-counter.js";
 
 export interface ClaimControl {
@@ -27,6 +28,24 @@ export interface ClaimControl {
     name: string,
     resourceVersion: string,
     labels: Record<string, string>,
+  ): Promise<void>;
+  /**
+   * volumeClaimUpdatePolicy InPlace (planner/claim-updates.ts): one JSON merge patch with the
+   * uid and resourceVersion read (409 if the claim changed since): the storage request when it
+   * grows, labels, annotations, volumeAttributesClassName. Never anything else.
+   */
+  follow(
+    namespace: string,
+    step: Pick<
+      PatchClaimStep,
+      | "claimName"
+      | "uid"
+      | "resourceVersion"
+      | "storage"
+      | "labels"
+      | "annotations"
+      | "volumeAttributesClassName"
+    >,
   ): Promise<void>;
   /**
    * Deletes exactly the claim the planner saw: uid and resourceVersion preconditions (SPEC
@@ -77,6 +96,13 @@ export function createClaimControl(kubeConfig: KubeConfig, writes: WriteCounter)
         setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
       );
     },
+    async follow(namespace, step) {
+      writes.count("patch", "persistentvolumeclaims");
+      await api.patchNamespacedPersistentVolumeClaim(
+        { name: step.claimName, namespace, body: claimFollowPatch(step) },
+        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+      );
+    },
     async delete(namespace, name, uid, resourceVersion) {
       writes.count("delete", "persistentvolumeclaims");
       try {
@@ -101,4 +127,21 @@ export function createClaimControl(kubeConfig: KubeConfig, writes: WriteCounter)
       }
     },
   };
+}
+
+/** The merge patch of ClaimControl.follow (exported for its unit test). */
+export function claimFollowPatch(
+  step: Pick<
+    PatchClaimStep,
+    "uid" | "resourceVersion" | "storage" | "labels" | "annotations" | "volumeAttributesClassName"
+  >,
+): Record<string, unknown> {
+  const metadata: Record<string, unknown> = { uid: step.uid, resourceVersion: step.resourceVersion };
+  if (Object.keys(step.labels).length > 0) metadata.labels = step.labels;
+  if (Object.keys(step.annotations).length > 0) metadata.annotations = step.annotations;
+  const spec: Record<string, unknown> = {};
+  if (step.storage !== undefined) spec.resources = { requests: { storage: step.storage } };
+  if (step.volumeAttributesClassName !== undefined)
+    spec.volumeAttributesClassName = step.volumeAttributesClassName;
+  return Object.keys(spec).length > 0 ? { metadata, spec } : { metadata };
 }

@@ -22,12 +22,13 @@ import { type ControllerCaches, startControllerCaches } from "./informers.js";
 import { type LeaderElector, startLeaderElection } from "./leader-election.js";
 import { fencedKubeConfig, isLeaseLost, type LeaseGuard, unfencedGuard } from "./lease-guard.js";
 import { type ControllerMetrics, createMetrics } from "./metrics.js";
-import { createPetSetClient } from "./petset-client.js";
 import { createNodeFencing } from "./node-fencing.js";
 import { type NodeWatch, watchNodes } from "./node-watch.js";
+import { createPetSetClient } from "./petset-client.js";
 import { createPodControl } from "./pod-control.js";
 import { KeyQueue } from "./queue.js";
 import { DEFAULT_STATUS_PROGRESS_INTERVAL_MS, StatusWriteLimiter } from "./status-coalescing.js";
+import { type StorageClassWatch, watchStorageClasses } from "./storage-class-watch.js";
 import { type SyncContext, type SyncResult, syncPetSet } from "./sync.js";
 
 export interface ControllerOptions {
@@ -74,6 +75,7 @@ export class PetSetController {
   private readonly userAgent: string;
   private hookRunner: HookRunner | undefined;
   private nodeWatch: NodeWatch | undefined;
+  private storageClassWatch: StorageClassWatch | undefined;
   /** Ends the pooled keep-alive connections of the fenced clients. */
   private closeConnections: (() => void) | undefined;
 
@@ -180,6 +182,11 @@ export class PetSetController {
     caches.claims.onChange(observeThenEnqueue("persistentvolumeclaims"));
     // Nodes: not awaited below (node-watch.ts); a node's Ready change wakes the sets on it.
     if (caches.nodes !== undefined) this.nodeWatch = watchNodes(caches.nodes, caches.pods, enqueueOwner);
+    // StorageClasses: not awaited either (storage-class-watch.ts); a change wakes every PetSet.
+    if (caches.storageClasses !== undefined)
+      this.storageClassWatch = watchStorageClasses(caches.storageClasses, caches.petSets, (o) =>
+        this.enqueue(o.metadata?.namespace, o.metadata?.name),
+      );
     await Promise.all([
       caches.petSets.synced,
       caches.versions.synced,
@@ -249,6 +256,7 @@ export class PetSetController {
       ),
       drivingSince,
       ...(this.nodeWatch !== undefined ? { nodes: this.nodeWatch } : {}),
+      ...(this.storageClassWatch !== undefined ? { storageClasses: this.storageClassWatch } : {}),
       nodeFencing: createNodeFencing(kubeConfig, writes),
     };
   }

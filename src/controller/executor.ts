@@ -20,6 +20,7 @@ import type { ClaimControl } from "./claim-control.js";
 import type { EventRecorder } from "./event-recorder.js";
 import { useExistingClaim } from "./existing-claim.js";
 import { type Expect, type Expectation, expectBefore, sendWithIntent } from "./expectations.js";
+import type { NodeFencing } from "./node-fencing.js";
 import type { PetSetWriter, VersionControl } from "./petset-client.js";
 import type {
   AnnotateTargetVersionStep,
@@ -28,7 +29,6 @@ import type {
   RollbackToStep,
   Step,
 } from "./planner/index.js";
-import type { NodeFencing } from "./node-fencing.js";
 import type { PodControl } from "./pod-control.js";
 
 export interface ExecutorDeps {
@@ -83,6 +83,8 @@ export function describeStep(step: Step): string {
       return `annotate pod ${step.podName} with target version ${step.targetVersion}`;
     case "deleteClaim":
       return `delete claim ${step.claimName}`;
+    case "patchClaim":
+      return `update claim ${step.claimName} to version ${step.toVersion}${step.storage !== undefined ? ` (storage ${step.storage})` : ""}`;
     case "rollbackTo":
       return `roll back to version ${step.version}`;
     case "recordVersionStatus":
@@ -201,6 +203,20 @@ async function executeStep(
           expect({ kind: "changed", ...claim, from: step.resourceVersion }),
         ),
       );
+      return;
+    }
+    case "patchClaim": {
+      // A resourceVersion precondition, like a pod patch: expect the change after the answer.
+      const changed = () =>
+        expect({
+          kind: "changed",
+          resource: "persistentvolumeclaims",
+          name: step.claimName,
+          uid: step.uid,
+          from: step.resourceVersion,
+        });
+      await expectOnConflict(deps.claims.follow(ns, step), changed);
+      changed();
       return;
     }
     case "recordVersionStatus": {

@@ -18,9 +18,11 @@ import {
   type KubernetesObject,
   makeInformer,
   type ObjectCache,
+  StorageV1Api,
   type V1Node,
   type V1PersistentVolumeClaim,
   type V1Pod,
+  type V1StorageClass,
 } from "@kubernetes/client-node";
 import { GROUP, Labels, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
 import type { Logger } from "../util/logger.js";
@@ -192,6 +194,8 @@ export interface ControllerCaches {
    * controller without the RBAC to list nodes judges no pet on a lost node.
    */
   nodes?: ResourceCache<V1Node>;
+  /** StorageClasses (storage-class-watch.ts); not awaited at start, like nodes. */
+  storageClasses?: ResourceCache<V1StorageClass>;
 }
 
 /** Starts the four caches the controller reads. Pods and claims are limited to petset's own. */
@@ -252,7 +256,25 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
     pods: startCache("pods", pods, opts, trimPod),
     claims: startCache("persistentvolumeclaims", claims, opts, dropManagedFields),
     nodes: startCache("nodes", nodeInformer(opts, watchConfig), opts, trimNode),
+    storageClasses: startCache(
+      "storageclasses",
+      storageClassInformer(opts, watchConfig),
+      opts,
+      dropManagedFields,
+    ),
   };
+}
+
+/** Every StorageClass (cluster-scoped): claim growth reads allowVolumeExpansion (claim-updates.ts). */
+function storageClassInformer(opts: CacheOptions, watchConfig: KubeConfig): Watched<V1StorageClass> {
+  const storage = listApi(opts, StorageV1Api);
+  return makeInformer<V1StorageClass>(watchConfig, "/apis/storage.k8s.io/v1/storageclasses", () =>
+    listInPages<V1StorageClass>(
+      (limit, token) => storage.listStorageClass(pageQuery(limit, token)),
+      LIST_PAGE_SIZE,
+      dropManagedFields,
+    ),
+  );
 }
 
 /** Every node (cluster-scoped), trimmed to what lost-node decisions read (cache-trim.ts). */

@@ -62,6 +62,7 @@ import { forgetPetSetGauges, updatePetSetGauges } from "./pod-gauges.js";
 import { checkStateFormats } from "./state-format.js";
 import type { StatusWriteLimiter } from "./status-coalescing.js";
 import { canonicalStatus, withCondition } from "./status-compare.js";
+import type { StorageClassWatch } from "./storage-class-watch.js";
 import { awaitExpectations } from "./sync-expectations.js";
 import { collectHistory } from "./sync-history.js";
 import { reportRefusal } from "./sync-refusal.js";
@@ -91,6 +92,8 @@ export interface SyncContext {
   nodes?: NodeWatch;
   /** Moves a fenced pet off its lost node (node-fencing.ts). */
   nodeFencing?: NodeFencing;
+  /** StorageClasses for claim growth (storage-class-watch.ts); none or undefined: none refused for its class. */
+  storageClasses?: StorageClassWatch;
 }
 
 export interface SyncResult {
@@ -220,6 +223,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
     .map((c) => (ownership.foreignClaims.has(c.name) ? { ...c, foreign: true } : c));
   const now = ctx.clock.now();
   const nodes = ctx.nodes?.views();
+  const storageClasses = ctx.storageClasses?.views();
   const plan = planRollout({
     petSet,
     versions,
@@ -229,6 +233,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
     blockedOrdinals: ownership.blockedOrdinals,
     ...(ctx.drivingSince !== undefined ? { drivingSince: ctx.drivingSince } : {}),
     ...(nodes !== undefined ? { nodes } : {}),
+    ...(storageClasses !== undefined ? { storageClasses } : {}),
   });
   ctx.metrics.petsOnLostNodes.set({ namespace, petset: name }, plan.lostPets?.length ?? 0);
   // Hook runs: those Running as cached that this plan still asks for (its status.hooks) run,

@@ -16,7 +16,7 @@ import { petOrdinals } from "../../controller/planner/ordinals.js";
  *   generation), so the rest of the status describes an older spec;
  * - `complete`: Progressing has reason RolloutComplete and every pet the update strategy
  *   moves (ordinals >= partition) runs the update version;
- * - `failed`: Progressing is False with reason ProgressDeadlineExceeded;
+ * - `failed`: Progressing is False with reason ProgressDeadlineExceeded or ClaimUpdateRefused;
  * - `paused`: `spec.paused`, or Progressing reason Paused;
  * - `stepPaused`: a step-wise rollout waits at a pause (Progressing reason StepPaused);
  * - `progressing`: anything else.
@@ -68,6 +68,9 @@ export function rolloutState(petSet: PetSet): RolloutState {
   const phase = ((): RolloutPhase => {
     if (!observed) return "observing";
     if (progressing?.reason === ProgressingReasons.progressDeadlineExceeded && progressing.status === "False")
+      return "failed";
+    // Claims follow versions (docs/volumes.md): a refused claim update waits for the user.
+    if (progressing?.reason === ProgressingReasons.claimUpdateRefused && progressing.status === "False")
       return "failed";
     if (progressing?.reason === ProgressingReasons.rolloutComplete && updated >= toUpdate) return "complete";
     if (spec.paused || progressing?.reason === ProgressingReasons.paused) return "paused";

@@ -1,4 +1,5 @@
 import type { PetSetVersion } from "../../api/index.js";
+import { targetClaimsRefused } from "./claim-updates.js";
 import {
   contentAllowed,
   createPet,
@@ -20,7 +21,8 @@ import { type ScaleBudget, takeScaleSlot } from "./scale-budget.js";
 export function chooseCreateVersion(ctx: PlanContext, ordinal: number): PetSetVersion | undefined {
   const { current, target } = ctx.versions;
   const old = ctx.keptOld ?? current;
-  const keepOld = ctx.spec.paused || ctx.holdAtCurrent || !inUpdateRange(ctx, ordinal);
+  const keepOld =
+    ctx.spec.paused || ctx.holdAtCurrent || !inUpdateRange(ctx, ordinal) || targetClaimsRefused(ctx);
   const preferences = keepOld ? [old, current, target] : [target, old, current];
   return preferences.find((v) => contentAllowed(ctx, v.spec.hash));
 }

@@ -1,5 +1,6 @@
 import type { PetSet, PetSetVersion } from "../../api/index.js";
 import { Annotations, claimName } from "../../api/index.js";
+import { claimsBeforeCreate } from "./claim-updates.js";
 import type { HookBook } from "./hook-records.js";
 import { resolveMaxUnavailable } from "./max-unavailable.js";
 import { petOrdinals } from "./ordinals.js";
@@ -185,6 +186,7 @@ export function ensureClaims(ctx: PlanContext, version: PetSetVersion, ordinal: 
 export function createPet(ctx: PlanContext, version: PetSetVersion, ordinal: number): boolean {
   const missing = missingClaims(ctx, version, ordinal);
   if (missing === undefined) return false;
+  if (!claimsBeforeCreate(ctx, version, ordinal)) return false;
   for (const t of missing) {
     ctx.steps.push({ kind: "createClaim", ordinal, claim: buildClaim(ctx.input.petSet, t, ordinal) });
   }

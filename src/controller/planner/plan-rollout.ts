@@ -72,6 +72,9 @@
  * leader never stalls the rollout; scale-down removes a leader only after a switchover, each
  * scale-down its own hook occasion (scale-down-hooks.ts).
  *
+ * Claims (claim-updates.ts): under volumeClaimUpdatePolicy InPlace a pet's claims follow it to
+ * the target in the same order and budget (grown, relabelled, created); refusals hold that pet.
+ *
  * Broken pets (broken-pets.ts): live pods of T's content that are failing, Failed, crash-
  * looping between back-offs, or not Ready for twice the slowest recent start (30 s floor) are
  * named in Progressing at once, with a Warning per newly named pet. Report only: no rule here
@@ -82,6 +85,7 @@
  * comes back identical after one sync.
  */
 import { podName } from "../../api/index.js";
+import { withClaimStatus } from "./claim-updates.js";
 import { planExternalUpdates } from "./external.js";
 import { readHookBook } from "./hook-records.js";
 import { cancelUnrequestedHooks, holdForPostRollout, holdForPreRollout, planPostUpdates } from "./hooks.js";
@@ -112,6 +116,7 @@ const stepOrder: Record<Step["kind"], number> = {
   deletePod: 3,
   forceDeleteLostPod: 3,
   patchPodImages: 4,
+  patchClaim: 4.5,
   createClaim: 5,
   createPod: 6,
   deleteClaim: 7,
@@ -264,7 +269,7 @@ export function planRollout(raw: PlanInput): Plan {
   }
   // Targeted replacement (replacement.ts): not a version move, so neither pause nor preRollout holds it.
   planReplacements(ctx, allPetsHealthy);
-  const status = withLostPets(ctx, planStatus(ctx), lostPets);
+  const status = withClaimStatus(ctx, withLostPets(ctx, planStatus(ctx), lostPets));
   cancelUnrequestedHooks(ctx, hookCancelReason(ctx));
   planVersionFacts(ctx, status);
   return lostPets.length > 0 ? { ...finish(ctx, status), lostPets } : finish(ctx, status);

@@ -18,6 +18,8 @@ export interface PlanInput {
    * controller's, or an orphan not adopted yet; see ownership.ts): no pet is created there.
    */
   blockedOrdinals?: readonly number[];
+  /** StorageClasses (claim-updates.ts reads allowVolumeExpansion); omitted: none is refused for its class. */
+  storageClasses?: readonly StorageClassView[];
   /** Milliseconds since the epoch: the injected clock. */
   now: number;
   /**
@@ -129,8 +131,35 @@ export interface RecordVersionStatusStep {
   facts: string[];
 }
 
+/** What the planner reads of a StorageClass. */
+export interface StorageClassView {
+  name: string;
+  allowVolumeExpansion: boolean;
+  /** Annotation storageclass.kubernetes.io/is-default-class=true. */
+  isDefault: boolean;
+}
+
+/**
+ * volumeClaimUpdatePolicy InPlace (claim-updates.ts): make an existing claim follow version
+ * `toVersion` with one JSON merge patch carrying the resourceVersion read. `storage` is set only
+ * to grow the request; labels and annotations are merged; never a shrink.
+ */
+export interface PatchClaimStep {
+  kind: "patchClaim";
+  ordinal: number;
+  claimName: string;
+  uid: string;
+  resourceVersion: string;
+  storage?: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  volumeAttributesClassName?: string;
+  toVersion: number;
+}
+
 export type Step =
   | RecordVersionStatusStep
+  | PatchClaimStep
   | CreateClaimStep
   | CreatePodStep
   | DeletePodStep

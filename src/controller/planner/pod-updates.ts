@@ -1,4 +1,5 @@
 import { Annotations } from "../../api/index.js";
+import { followClaims, targetClaimsRefused } from "./claim-updates.js";
 import { gatePreUpdate, inPreUpdate } from "./hooks.js";
 import { inPlaceChanges, refuseRecreate } from "./in-place-resize.js";
 import {
@@ -47,6 +48,8 @@ export function planRelabels(ctx: PlanContext): void {
 
 /** Move one outdated pod to the target: patch images in place when allowed, else delete it. */
 export function replacePod(ctx: PlanContext, pod: PodView, reason: "update" | "replace-broken"): void {
+  // Claims follow versions (claim-updates.ts): resized, relabelled or refused first.
+  if (followClaims(ctx, pod)) return;
   const target = ctx.versions.target;
   const content = ctx.index.contentOf(pod);
   const podVersion = ctx.index.byNumber(pod.version) ?? ctx.index.newestWithHash(content);
@@ -123,7 +126,8 @@ export function planRollingUpdate(
     .filter((p) => {
       const content = ctx.index.contentOf(p);
       return content !== targetHash && content !== kept;
-    });
+    })
+    .filter(() => !targetClaimsRefused(ctx));
 
   for (const pod of candidates) {
     if (!isRunningAndReady(pod)) replacePod(ctx, pod, "replace-broken");

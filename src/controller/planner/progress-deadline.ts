@@ -24,6 +24,7 @@
  * pod moved), and `hook retry` after a long HookFailed pause rolled back.
  */
 import { Annotations, ConditionTypes, ProgressingReasons } from "../../api/index.js";
+import { claimRefusalStands } from "./claim-updates.js";
 import type { PlanContext } from "./plan-context.js";
 import { findCondition } from "./plan-status.js";
 import { isAvailable, isRunningAndReady, isTerminating } from "./pod-health.js";
@@ -55,7 +56,8 @@ export function lastProgressAt(ctx: PlanContext): number {
   const resumed =
     progressing?.reason === ProgressingReasons.paused ||
     progressing?.reason === ProgressingReasons.stepPaused;
-  if (ctx.moved || resumed || waitingForRequests(ctx)) times.push(now);
+  // A claim update refused (claim-updates.ts) waits for the user, not for the deadline.
+  if (ctx.moved || resumed || waitingForRequests(ctx) || claimRefusalStands(ctx)) times.push(now);
   const last = Math.min(now, Math.max(...times));
   return Math.min(now, judgedFrom(last, ctx.input.drivingSince));
 }

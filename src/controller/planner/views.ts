@@ -76,6 +76,19 @@ export interface ClaimView {
   deletionTimestamp?: number;
   /** Controlled by something other than this PetSet: retention never deletes it (ownership.ts). */
   foreign?: boolean;
+  /** What claim-updates.ts compares with a version's template (volumeClaimUpdatePolicy InPlace). */
+  annotations?: Readonly<Record<string, string>>;
+  /** spec.resources.requests.storage, as written. */
+  storageRequest?: string;
+  /** status.capacity.storage. */
+  capacity?: string;
+  storageClassName?: string;
+  accessModes?: readonly string[];
+  volumeAttributesClassName?: string;
+  /** A resize that failed: the ControllerResizeError/NodeResizeError message or an Infeasible status. */
+  resizeError?: string;
+  /** The volume is grown, the file system waits for the node (NodeResizePending / FileSystemResizePending). */
+  nodeResizePending?: boolean;
 }
 
 /** Waiting reasons after which a container will not start without a change. */
@@ -245,5 +258,33 @@ export function claimViewFromV1(pvc: V1PersistentVolumeClaim): ClaimView {
   };
   const deletion = toMillis(meta.deletionTimestamp);
   if (deletion !== undefined) view.deletionTimestamp = deletion;
-  return view;
+  return { ...view, ...claimStorageView(pvc) };
+}
+
+/** The storage facts of a claim (claim-updates.ts); fields absent when the claim lacks them. */
+function claimStorageView(pvc: V1PersistentVolumeClaim): Partial<ClaimView> {
+  const out: Partial<ClaimView> = {};
+  const annotations = pvc.metadata?.annotations;
+  if (annotations !== undefined) out.annotations = { ...annotations };
+  const spec = pvc.spec;
+  const request = spec?.resources?.requests?.storage;
+  if (request !== undefined) out.storageRequest = String(request);
+  const capacity = pvc.status?.capacity?.storage;
+  if (capacity !== undefined) out.capacity = String(capacity);
+  if (spec?.storageClassName) out.storageClassName = spec.storageClassName;
+  if (spec?.accessModes !== undefined) out.accessModes = [...spec.accessModes];
+  if (spec?.volumeAttributesClassName) out.volumeAttributesClassName = spec.volumeAttributesClassName;
+  const conditions = pvc.status?.conditions ?? [];
+  const failed = conditions.find(
+    (c) => (c.type === "ControllerResizeError" || c.type === "NodeResizeError") && c.status === "True",
+  );
+  const resize = pvc.status?.allocatedResourceStatuses?.storage;
+  if (failed !== undefined) out.resizeError = `${failed.type}: ${failed.message ?? "no message"}`;
+  else if (resize?.endsWith("Infeasible")) out.resizeError = resize;
+  if (
+    resize === "NodeResizePending" ||
+    conditions.some((c) => c.type === "FileSystemResizePending" && c.status === "True")
+  )
+    out.nodeResizePending = true;
+  return out;
 }

@@ -57,6 +57,7 @@ type Verb =
   | "createClaim"
   | "deleteClaim"
   | "labelClaim"
+  | "followClaim"
   | "createVersion"
   | "deleteVersion"
   | "recordVersionStatus"
@@ -238,6 +239,32 @@ export class FakeWorld {
               labels: { ...current.metadata?.labels, ...labels },
               resourceVersion: world.nextRv(),
             },
+          });
+        });
+      },
+      async follow(ns, step) {
+        const name = step.claimName;
+        world.write("followClaim", name, () => {
+          const current = world.claims.live(name, ns);
+          if (current === undefined) throw notFound("persistentvolumeclaims", name);
+          checkResourceVersion("persistentvolumeclaims", current, step.resourceVersion);
+          const spec = { ...current.spec };
+          if (step.storage !== undefined)
+            spec.resources = {
+              ...spec.resources,
+              requests: { ...spec.resources?.requests, storage: step.storage },
+            };
+          if (step.volumeAttributesClassName !== undefined)
+            spec.volumeAttributesClassName = step.volumeAttributesClassName;
+          world.claims.put({
+            ...current,
+            metadata: {
+              ...current.metadata,
+              labels: { ...current.metadata?.labels, ...step.labels },
+              annotations: { ...current.metadata?.annotations, ...step.annotations },
+              resourceVersion: world.nextRv(),
+            },
+            spec,
           });
         });
       },

@@ -34,6 +34,11 @@ cluster-scoped read of its own two CRDs (the start-up check of src/controller/cr
 - apiGroups: [""]
   resources: ["persistentvolumeclaims"]
   verbs: ["get", "list", "watch", "create", "delete", "update", "patch"]
+# Claims follow versions (docs/volumes.md): growth is refused, not sent, when the claim's
+# StorageClass has allowVolumeExpansion false.
+- apiGroups: ["storage.k8s.io"]
+  resources: ["storageclasses"]
+  verbs: ["get", "list", "watch"]
 - apiGroups: [""]
   resources: ["events"]
   verbs: ["create", "patch", "update"]

@@ -1,6 +1,7 @@
 import { versionName } from "../../../api/index.js";
 import type { CommandContext } from "../context.js";
 import { PluginError } from "../errors.js";
+import { claimChanges } from "../format-claims.js";
 import { type ColorMode, contentYaml, unifiedDiff, useColor } from "../format-diff.js";
 import { findVersion, parseVersionRef, updateVersionNumber, versionsOf } from "../version-select.js";
 
@@ -37,6 +38,13 @@ export async function diffCommand(
     toLabel: versionName(name, b.spec.version),
     color,
   });
+  // What the change does to the pets' claims (docs/volumes.md), beside the diff: stdout stays a patch.
+  const claims = claimChanges(
+    a.spec.volumeClaimTemplates,
+    b.spec.volumeClaimTemplates,
+    petSet.spec.volumeClaimUpdatePolicy,
+  );
+  for (const line of claims) io.stderr.write(`${line}\n`);
   if (text === "")
     io.stderr.write(
       `versions ${a.spec.version} and ${b.spec.version} of petset "${name}" have the same content\n`,

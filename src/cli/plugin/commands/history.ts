@@ -2,6 +2,7 @@ import { stringify } from "yaml";
 import { Labels } from "../../../api/index.js";
 import type { CommandContext } from "../context.js";
 import { PluginError } from "../errors.js";
+import { claimChanges } from "../format-claims.js";
 import { historyTable } from "../format-history.js";
 import { formatObjects } from "../format-object.js";
 import { timelineOf, timelineTable } from "../format-timeline.js";
@@ -43,8 +44,21 @@ export async function historyCommand(
     const version = findVersion(petSet, versions, parseVersionRef(options.version, name, "--version"));
     if (options.output === "yaml" || options.output === "json")
       io.stdout.write(formatObjects([version], options.output, false));
-    else
+    else {
       io.stdout.write(describeVersion(petSet, version, pods.get(version.spec.version) ?? 0, ctx.clock.now()));
+      // Claims follow versions (docs/volumes.md): what moving to it does to the pets' claims.
+      const previous = versions.filter((v) => v.spec.version < version.spec.version).at(-1);
+      if (previous !== undefined) {
+        const policy = petSet.spec.volumeClaimUpdatePolicy;
+        const changes = claimChanges(
+          previous.spec.volumeClaimTemplates,
+          version.spec.volumeClaimTemplates,
+          policy,
+        );
+        io.stdout.write(`Claim Changes (from version ${previous.spec.version}):\n`);
+        io.stdout.write(changes.length === 0 ? "  <none>\n" : changes.map((l) => `  ${l}\n`).join(""));
+      }
+    }
     return 0;
   }
   if (options.output === "yaml" || options.output === "json") {

@@ -1,6 +1,7 @@
 import type { CommandContext } from "../context.js";
 import { formatDuration } from "../duration.js";
 import { PluginError } from "../errors.js";
+import { claimStatusLines } from "../format-claims.js";
 import { brokenPetHints, progressLine, statusLine } from "../format-status.js";
 import { type RolloutState, rolloutState, StatusExit } from "../rollout-state.js";
 
@@ -23,8 +24,10 @@ export async function statusCommand(
 ): Promise<number> {
   const { api, io } = ctx;
   if (!options.watch && options.timeoutMs === undefined) {
-    const state = rolloutState(await api.getPetSet(name));
+    const petSet = await api.getPetSet(name);
+    const state = rolloutState(petSet);
     io.stdout.write(`${statusLine(state)}\n`);
+    io.stdout.write(lines(claimStatusLines(petSet.status, petSet.spec.replicas)));
     if (io.stdout.isTTY) io.stdout.write(lines(brokenPetHints(state)));
     return exitCodeOf(state);
   }

@@ -50,6 +50,16 @@ export function perform(
     expect({ kind: "gone", resource: "persistentvolumeclaims", name: step.claimName, uid: step.uid });
     return "ok";
   }
+  if (step.kind === "patchClaim") {
+    // Claims follow versions (claim-updates.ts): a resourceVersion precondition, like a pod patch.
+    const claim = world.claims.get(step.claimName);
+    const changed = { kind: "changed", resource: "persistentvolumeclaims", name: step.claimName } as const;
+    if (claim === undefined || claim.uid !== step.uid) return "notFound";
+    expect({ ...changed, uid: step.uid, from: step.resourceVersion });
+    if (claim.resourceVersion !== step.resourceVersion) return "conflict";
+    applyChecked(m, r, f, step);
+    return "ok";
+  }
   if (step.kind === "rollbackTo") {
     const truthIndex = (m.feeds.get("petset")?.length ?? 0) - 1;
     expect({

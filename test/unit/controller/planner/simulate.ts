@@ -4,8 +4,9 @@
  * `:broken`, which crash-loop instead). `sync` plans, applies every step like an executor and
  * checks the invariants after EVERY step; violations are collected, not thrown.
  */
-import type { V1Pod } from "@kubernetes/client-node";
+import type { V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
 import { Annotations, ConditionTypes, type PetSet, type PetSetVersion } from "../../../../src/api/index.js";
+import { storageBytes, templateFacts } from "../../../../src/controller/planner/claim-updates.js";
 import {
   isAvailable,
   isRunningAndReady,
@@ -49,6 +50,22 @@ export interface World {
   options: SimOptions;
   violations: string[];
   stepsApplied: Step[];
+  /** The simulated resizer makes no progress (claims follow versions). */
+  resizeHangs?: boolean;
+  /** StorageClasses the planner reads (claims follow versions); undefined: none given. */
+  storageClasses?: { name: string; allowVolumeExpansion: boolean; isDefault: boolean }[];
+}
+
+/** A created claim as the planner reads it (claim-updates.ts): provisioned at its request at once. */
+function claimFacts(claim: V1PersistentVolumeClaim): Omit<ClaimView, "name" | "uid" | "resourceVersion"> {
+  const request = claim.spec?.resources?.requests?.storage;
+  return {
+    labels: { ...(claim.metadata?.labels ?? {}) },
+    annotations: { ...(claim.metadata?.annotations ?? {}) },
+    ...(request !== undefined ? { storageRequest: String(request), capacity: String(request) } : {}),
+    ...(claim.spec?.storageClassName ? { storageClassName: claim.spec.storageClassName } : {}),
+    ...(claim.spec?.accessModes !== undefined ? { accessModes: [...claim.spec.accessModes] } : {}),
+  };
 }
 
 export function createWorld(petSet: PetSet, options: Partial<SimOptions> = {}): World {
@@ -165,6 +182,7 @@ function checkBefore(world: World, step: Step): void {
   ) {
     if (step.ordinal < partitionOrdinal) violate(world, step, `updated ${step.podName} below the partition`);
   }
+  if (step.kind === "patchClaim") checkClaimPatch(world, step, partitionOrdinal);
   if (step.kind === "createPod") {
     const name = step.pod.metadata?.name ?? "";
     if (world.pods.has(name)) violate(world, step, `second pod for pet ${name}`);
@@ -205,7 +223,46 @@ function checkBefore(world: World, step: Step): void {
   }
 }
 
+/** Claims follow versions: never below the partition, never a shrink. */
+function checkClaimPatch(world: World, step: Step & { kind: "patchClaim" }, partitionOrdinal: number): void {
+  if (step.ordinal < partitionOrdinal)
+    violate(world, step, `patched claim ${step.claimName} below the partition`);
+  const claim = world.claims.get(step.claimName);
+  const before = storageBytes(claim?.storageRequest);
+  const after = storageBytes(step.storage);
+  if (before !== undefined && after !== undefined && after < before)
+    violate(
+      world,
+      step,
+      `shrink of claim ${step.claimName} attempted (${claim?.storageRequest} -> ${step.storage})`,
+    );
+}
+
+/** Under InPlace, a pod labelled with version V's hash has every claim of V: request >= V's, V's labels. */
+function checkClaimsFollow(world: World, step: Step): void {
+  if (world.petSet.spec.volumeClaimUpdatePolicy !== "InPlace") return;
+  for (const pod of views(world)) {
+    const version = [...world.versions].reverse().find((v) => v.spec.hash === pod.hash);
+    if (version === undefined || pod.deletionTimestamp !== undefined) continue;
+    for (const t of version.spec.volumeClaimTemplates) {
+      const facts = templateFacts(t);
+      const name = `${t.metadata.name}-${world.petSet.metadata.name}-${pod.ordinal}`;
+      const claim = world.claims.get(name);
+      const want = storageBytes(facts.request);
+      const has = storageBytes(claim?.storageRequest);
+      const labelsOk = Object.entries(facts.labels).every(([k, v]) => claim?.labels[k] === v);
+      if (claim === undefined || (want !== undefined && (has === undefined || has < want)) || !labelsOk)
+        violate(
+          world,
+          step,
+          `${pod.name} counted at version ${version.spec.version} with an old claim ${name}`,
+        );
+    }
+  }
+}
+
 function checkAfter(world: World, step: Step, unavailableBefore: number): void {
+  checkClaimsFollow(world, step);
   const contents = new Set(views(world).map((p) => p.hash));
   if (contents.size > 2) violate(world, step, `${contents.size} versions live: ${[...contents].join(",")}`);
   const spec = world.petSet.spec;
@@ -319,7 +376,28 @@ export function mutate(world: World, step: Step): void {
       const name = step.claim.metadata?.name ?? "";
       if (world.claims.has(name)) violate(world, step, `claim ${name} exists`);
       world.serial++;
-      world.claims.set(name, { name, uid: `c-${world.serial}`, resourceVersion: "1", labels: {} });
+      world.claims.set(name, {
+        name,
+        uid: `c-${world.serial}`,
+        resourceVersion: "1",
+        ...claimFacts(step.claim),
+      });
+      break;
+    }
+    case "patchClaim": {
+      const claim = world.claims.get(step.claimName);
+      if (claim === undefined || claim.uid !== step.uid || claim.resourceVersion !== step.resourceVersion) {
+        violate(world, step, `stale precondition for claim ${step.claimName}`);
+        break;
+      }
+      world.serial++;
+      world.claims.set(step.claimName, {
+        ...claim,
+        resourceVersion: String(world.serial),
+        labels: { ...claim.labels, ...step.labels },
+        annotations: { ...claim.annotations, ...step.annotations },
+        ...(step.storage !== undefined ? { storageRequest: step.storage } : {}),
+      });
       break;
     }
     case "deleteClaim": {
@@ -367,6 +445,7 @@ export function sync(world: World): Plan {
     versions: world.versions,
     pods: views(world),
     claims: [...world.claims.values()],
+    ...(world.storageClasses !== undefined ? { storageClasses: world.storageClasses } : {}),
     now: world.now,
     ...(world.drivingSince !== undefined ? { drivingSince: world.drivingSince } : {}),
   });
@@ -378,6 +457,17 @@ export function sync(world: World): Plan {
 /** Advance the clock one tick and let the kubelet act. */
 export function tick(world: World): void {
   world.now += world.options.tickMs;
+  // The resizer (claims follow versions): a grown request reaches status.capacity a tick later.
+  for (const [name, claim] of world.claims) {
+    if (claim.storageRequest !== undefined && claim.capacity !== claim.storageRequest && !world.resizeHangs) {
+      world.serial++;
+      world.claims.set(name, {
+        ...claim,
+        capacity: claim.storageRequest,
+        resourceVersion: String(world.serial),
+      });
+    }
+  }
   for (const [name, pod] of world.pods) {
     if (pod.goneAt !== undefined && pod.goneAt <= world.now) {
       world.pods.delete(name);
