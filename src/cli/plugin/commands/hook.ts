@@ -28,8 +28,8 @@ export async function hookListCommand(
   }
   if (records.length === 0) {
     ctx.io.stdout.write(
-      petSet.spec.lifecycle === undefined
-        ? `${objectRef(name)} declares no hooks (spec.lifecycle)\n`
+      petSet.spec.lifecycle === undefined && petSet.spec.nodeFailure?.fence === undefined
+        ? `${objectRef(name)} declares no hooks (spec.lifecycle, spec.nodeFailure.fence)\n`
         : `${objectRef(name)}: no hook has run yet\n`,
     );
     return 0;
