@@ -55,6 +55,21 @@ export const ALLOW_LIST: readonly AllowListEntry[] = [
     path: "body.details.causes",
     reason: "same Go struct diff in the cause",
   },
+  // issue 26: the same Go struct diff where a claim update changes more than a Bound claim may
+  ...["grow-pending", "change-class", "unset-attributes-class"].flatMap((step) => [
+    {
+      scenario: "pvc/resize-admission",
+      step,
+      path: "body.message",
+      reason: "kube appends a Go struct diff (cmp.Diff of the internal claim spec) to the immutability error",
+    },
+    {
+      scenario: "pvc/resize-admission",
+      step,
+      path: "body.details.causes",
+      reason: "same Go struct diff in the cause",
+    },
+  ]),
   {
     scenario: "configmap/malformed-json",
     path: "body.message",

@@ -36,6 +36,7 @@ const RETURNS_DELETED_OBJECT = new Set([
   "/persistentvolumeclaims",
   "/persistentvolumes",
   "/namespaces",
+  "storage.k8s.io/storageclasses",
 ]);
 
 export function defineBuiltin(s: BuiltinSpec): ResourceDefinition {

@@ -10,6 +10,7 @@ import { jobScenarios } from "./jobs.js";
 import { listWatchScenarios } from "./list-watch.js";
 import { petSetScenarios } from "./petsets.js";
 import { statefulSetControllerScenarios } from "./statefulset-controller.js";
+import { storageScenarios } from "./storage.js";
 
 export const SCENARIOS: Scenario[] = [
   ...configMapScenarios,
@@ -21,4 +22,5 @@ export const SCENARIOS: Scenario[] = [
   ...gcDiscoveryScenarios,
   ...jobScenarios,
   ...statefulSetControllerScenarios,
+  ...storageScenarios,
 ];
