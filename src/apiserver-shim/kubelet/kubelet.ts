@@ -60,11 +60,6 @@ export interface SimulatedKubeletOptions {
    */
   resizeClaims?: boolean | { stepDelayMs: number };
   /**
-   * Also play the CSI external-resizer and the kubelet's volume expansion for claims
-   * (claim-resizer.ts); default true, with this delay (ms) before each resize step.
-   */
-  resizeClaims?: boolean | { stepDelayMs: number };
-  /**
    * Duration of the node Leases the kubelet renews every quarter of it (kube's kubelet
    * --node-lease-duration-seconds, default 40). Keep it below the node lifecycle controller's
    * grace period, or healthy nodes flap to Unknown.
@@ -181,15 +176,6 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
           ...(typeof o.resizeClaims === "object" ? { stepDelayMs: o.resizeClaims.stepDelayMs } : {}),
         })
       : undefined;
-  const resizer =
-    o.resizeClaims !== false && capabilities.persistentVolumeClaims && capabilities.volumes
-      ? await startClaimResizer({
-          kubeConfig: o.kubeConfig,
-          logger: o.logger,
-          clock,
-          ...(typeof o.resizeClaims === "object" ? { stepDelayMs: o.resizeClaims.stepDelayMs } : {}),
-        })
-      : undefined;
   const nodeOf = (name: string) => store.get("nodes")?.get(name);
   const leases = new NodeLeaseRenewer({
     api: kubeConfig.makeApiClient(CoordinationV1Api),
@@ -211,7 +197,6 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
       stopped = true;
       for (const t of restarts) clearTimeout(t);
       await Promise.all(informers.map((i) => i.stop()));
-      await resizer?.stop();
       await resizer?.stop();
       await leases.stop();
       processes?.stop();
