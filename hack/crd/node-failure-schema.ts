@@ -29,7 +29,8 @@ export function nodeFailureSchema(): Schema {
         minimum: 0,
         maximum: 86_400,
         default: NodeFailureDefaults.afterSeconds,
-        description: "How long the pet's node must have been lost (since its Ready condition changed) before the fence runs.",
+        description:
+          "How long the pet's node must have been lost (since its Ready condition changed) before the fence runs.",
       },
       fence: hookSchema("fence"),
       taintOutOfService: {

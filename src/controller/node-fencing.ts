@@ -17,8 +17,8 @@ import {
   CoreV1Api,
   type KubeConfig,
   PatchStrategy,
-  setHeaderOptions,
   StorageV1Api,
+  setHeaderOptions,
   type V1Node,
 } from "@kubernetes/client-node";
 import { OutOfServiceTaint } from "../api/index.js";
@@ -117,7 +117,10 @@ export function createNodeFencing(kubeConfig: KubeConfig, writes: WriteCounter):
         const name = va.metadata?.name ?? "";
         writes.count("delete", "volumeattachments");
         try {
-          await storage.deleteVolumeAttachment({ name, body: { preconditions: { uid: va.metadata?.uid ?? "" } } });
+          await storage.deleteVolumeAttachment({
+            name,
+            body: { preconditions: { uid: va.metadata?.uid ?? "" } },
+          });
           deleted.push(name);
         } catch (err) {
           if (!isNotFound(err)) throw err;

@@ -244,8 +244,7 @@ export function lostPetsCondition(ctx: PlanContext, lost: readonly LostPet[]): C
   const pets = lost.map((p) => describePet(p, now)).join("; ");
   const manual = lost.filter((p) => p.state === "manual");
   const failed = lost.some((p) => p.state === "fence failed");
-  const reason =
-    manual.length > 0 ? "ManualFenceRequired" : failed ? "FenceFailed" : "Fencing";
+  const reason = manual.length > 0 ? "ManualFenceRequired" : failed ? "FenceFailed" : "Fencing";
   const hint =
     manual.length > 0
       ? `; spec.nodeFailure.policy is Manual: ${manual.map((p) => manualFenceCommand(namespace, p)).join("; ")}`

@@ -2,6 +2,7 @@ import type { CommandContext } from "../context.js";
 import { formatDuration } from "../duration.js";
 import { PluginError } from "../errors.js";
 import { claimStatusLines } from "../format-claims.js";
+import { lostPetLines } from "../format-lost-pets.js";
 import { brokenPetHints, progressLine, statusLine } from "../format-status.js";
 import { type RolloutState, rolloutState, StatusExit } from "../rollout-state.js";
 
@@ -28,6 +29,7 @@ export async function statusCommand(
     const state = rolloutState(petSet);
     io.stdout.write(`${statusLine(state)}\n`);
     io.stdout.write(lines(claimStatusLines(petSet.status, petSet.spec.replicas)));
+    io.stdout.write(lines(lostPetLines(petSet.status, petSet.metadata.namespace ?? "default")));
     if (io.stdout.isTTY) io.stdout.write(lines(brokenPetHints(state)));
     return exitCodeOf(state);
   }

@@ -11,8 +11,8 @@ import {
   type PetSetVersion,
   PetsOnLostNodesCondition,
 } from "../../../../src/api/index.js";
-import type { NodeView } from "../../../../src/controller/planner/node-failure.js";
 import { type Plan, planRollout } from "../../../../src/controller/planner/index.js";
+import type { NodeView } from "../../../../src/controller/planner/node-failure.js";
 import type { PodView } from "../../../../src/controller/planner/views.js";
 import { makePetSet, makePod, makeVersion } from "./fixtures.js";
 import { NOW, summary } from "./plan-helpers.js";
@@ -40,7 +40,8 @@ class World {
     pods?: PodView[],
   ) {
     const v1 = this.versions[0] as PetSetVersion;
-    this.pods = pods ?? [0, 1, 2].map((o) => ({ ...makePod(o, v1, { targetVersion: 1 }), nodeName: `n${o}` }));
+    this.pods =
+      pods ?? [0, 1, 2].map((o) => ({ ...makePod(o, v1, { targetVersion: 1 }), nodeName: `n${o}` }));
   }
   lose(node: string, ready: NodeView["ready"] = "Unknown", since = LOST_AT) {
     this.nodes = this.nodes?.map((n) => (n.name === node ? { name: node, ready, readySince: since } : n));
@@ -50,13 +51,20 @@ class World {
       petSet: makePetSet({ replicas: 3, volumeClaimTemplates: [claimTemplate], ...this.spec }, this.status),
       versions: this.versions,
       pods: this.pods,
-      claims: [0, 1, 2].map((o) => ({ name: `data-web-${o}`, uid: `c${o}`, resourceVersion: "1", labels: {} })),
+      claims: [0, 1, 2].map((o) => ({
+        name: `data-web-${o}`,
+        uid: `c${o}`,
+        resourceVersion: "1",
+        labels: {},
+      })),
       now: this.now,
       ...(this.nodes !== undefined ? { nodes: this.nodes } : {}),
     });
     for (const s of plan.steps) {
       if (s.kind !== "recordVersionStatus") continue;
-      this.versions = this.versions.map((v) => (v.spec.version === s.version ? { ...v, status: s.status } : v));
+      this.versions = this.versions.map((v) =>
+        v.spec.version === s.version ? { ...v, status: s.status } : v,
+      );
     }
     this.status = plan.status;
     return plan;
