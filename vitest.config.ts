@@ -17,6 +17,9 @@ export default defineConfig({
           isolate: false,
           // Property tests: a fixed seed unless FC_SEED says otherwise (test/support/fast-check-seed.ts).
           setupFiles: ["test/support/fast-check-seed.ts"],
+          // CPU-bound, beside the embedded suite and the control plane's start: vitest's 5 s
+          // timed out certificate signing and CRD reads at load 18 (a timeout, not a speed target).
+          testTimeout: 30_000,
         },
       },
       {

@@ -1,18 +1,7 @@
-/**
- * A broken pet is visible at once (issue 31 item 2, docs/rollouts.md "Broken pets"): a pet of
- * the rollout's target version that crash-loops is named by the Progressing condition within
- * 10 s, by `kubectl petset status` (the real kubectl finding the built plugin on PATH) and by
- * one Warning BrokenPet on the PetSet, long before the progress deadline; a fix clears it.
- * One PetSet, both backends (kwok's stages crash-loop `:broken` images as the simulated
- * kubelet does).
- */
-import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConditionTypes, ProgressingReasons } from "../../src/api/index.js";
-import { eventually, REPO_ROOT } from "../support/cluster.js";
+import { eventually } from "../support/cluster.js";
+import { installKubectlPlugin, type KubectlPlugin } from "../support/kubectl-plugin.js";
 import {
   condition,
   createPetSet,
@@ -31,43 +20,25 @@ import {
   withDiagnostics,
 } from "./rollout-support.js";
 
-const PLUGIN = join(REPO_ROOT, "dist", "src", "cli", "kubectl-petset.js");
 /** The contract: the PetSet says so within 10 s of the pet crash-looping. */
 const VISIBLE_MS = 10_000;
 
 let env: RolloutEnv;
-let binDir: string;
+let plugin: KubectlPlugin;
 
 beforeAll(async () => {
-  if (!existsSync(PLUGIN)) throw new Error(`${PLUGIN} is missing: run npx tsc -p tsconfig.build.json first`);
-  binDir = mkdtempSync(join(tmpdir(), "petset-broken-bin-"));
-  writeFileSync(join(binDir, "kubectl-petset"), `#!/bin/sh\nexec "${process.execPath}" "${PLUGIN}" "$@"\n`);
-  chmodSync(join(binDir, "kubectl-petset"), 0o755);
+  plugin = installKubectlPlugin("broken");
   env = await startRolloutEnv("broken-pets");
 });
 
 afterAll(async () => {
   await env?.stop();
-  if (binDir) rmSync(binDir, { recursive: true, force: true });
+  plugin?.remove();
 });
 
-/** `kubectl petset ARGS` as a user runs it (not a terminal: no hints). */
-function kubectlPetset(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(
-    "kubectl",
-    ["petset", ...args, "--kubeconfig", env.cluster.kubeconfigPath, "-n", env.namespace],
-    { env: { ...process.env, PATH: `${binDir}:${process.env.PATH ?? ""}` }, timeout: WAIT_MS },
-  );
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => {
-    stdout += c.toString();
-  });
-  child.stderr.on("data", (c: Buffer) => {
-    stderr += c.toString();
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr })));
-}
+/** `kubectl petset ARGS` as a user runs it: kubectl finds the plugin on PATH. */
+const kubectlPetset = (...args: string[]) =>
+  plugin.run({ kubeconfigPath: env.cluster.kubeconfigPath, namespace: env.namespace }, args, WAIT_MS);
 
 const restartsOf = (pods: Awaited<ReturnType<typeof listPods>>, name: string) =>
   pods.find((p) => p.metadata?.name === name)?.status?.containerStatuses?.[0]?.restartCount ?? 0;

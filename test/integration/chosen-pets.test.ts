@@ -1,16 +1,6 @@
-/**
- * Chosen ordinals and chosen pets (issue 28, docs/rollouts.md "Reserved ordinals" and
- * "Targeted replacement"), through the real kubectl finding the built plugin on PATH, on both
- * backends: spec.reserveOrdinals skips ordinals without a new version; `kubectl petset scale
- * --remove` removes the chosen pet, not the highest; `kubectl petset replace` recreates one pet
- * at its version, keeping or rebuilding its claims. One PetSet shared by the cases, in order.
- */
-import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, REPO_ROOT } from "../support/cluster.js";
+import { eventually } from "../support/cluster.js";
+import { installKubectlPlugin, type KubectlPlugin } from "../support/kubectl-plugin.js";
 import {
   createPetSet,
   expectEvent,
@@ -31,41 +21,24 @@ import {
   withDiagnostics,
 } from "./rollout-support.js";
 
-const PLUGIN = join(REPO_ROOT, "dist", "src", "cli", "kubectl-petset.js");
 const NAME = "cp";
 
 let env: RolloutEnv;
-let binDir: string;
+let plugin: KubectlPlugin;
 
 beforeAll(async () => {
-  if (!existsSync(PLUGIN)) throw new Error(`${PLUGIN} is missing: run npx tsc -p tsconfig.build.json first`);
-  binDir = mkdtempSync(join(tmpdir(), "petset-chosen-bin-"));
-  writeFileSync(join(binDir, "kubectl-petset"), `#!/bin/sh\nexec "${process.execPath}" "${PLUGIN}" "$@"\n`);
-  chmodSync(join(binDir, "kubectl-petset"), 0o755);
+  plugin = installKubectlPlugin("chosen");
   env = await startRolloutEnv("chosen-pets");
 });
 
 afterAll(async () => {
   await env?.stop();
-  if (binDir) rmSync(binDir, { recursive: true, force: true });
+  plugin?.remove();
 });
 
-function kubectlPetset(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(
-    "kubectl",
-    ["petset", ...args, "--kubeconfig", env.cluster.kubeconfigPath, "-n", env.namespace],
-    { env: { ...process.env, PATH: `${binDir}:${process.env.PATH ?? ""}` }, timeout: WAIT_MS },
-  );
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => {
-    stdout += c.toString();
-  });
-  child.stderr.on("data", (c: Buffer) => {
-    stderr += c.toString();
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr })));
-}
+/** `kubectl petset ARGS` as a user runs it: kubectl finds the plugin on PATH. */
+const kubectlPetset = (...args: string[]) =>
+  plugin.run({ kubeconfigPath: env.cluster.kubeconfigPath, namespace: env.namespace }, args, WAIT_MS);
 
 /** Waits until the live, Ready pets are exactly `names`; returns them by name. */
 async function petsAre(names: string[], what: string) {

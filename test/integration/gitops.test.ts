@@ -1,29 +1,14 @@
-/**
- * GitOps flows (docs/gitops.md): a Git repository of manifests applied again and again with
- * `kubectl apply` (client-side and `--server-side`, as Argo CD and Flux do), an older commit
- * applied (a Git revert), an imperative `kubectl petset rollback` followed by the next sync
- * from Git, and `kubectl wait` as a health gate. Real kubectl, the built plugin on PATH, the
- * controller in this process; waits are on conditions, never sleeps.
- */
-import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { Annotations } from "../../src/api/index.js";
-import { eventually, REPO_ROOT, startTestCluster, type TestCluster } from "../support/cluster.js";
+import { eventually, startTestCluster, type TestCluster } from "../support/cluster.js";
+import { installKubectlPlugin, type KubectlPlugin } from "../support/kubectl-plugin.js";
 import { type ApplyMode, Env, MANAGER, manifest, stopControllers, WAIT_MS } from "./user-env.js";
 
-const PLUGIN = join(REPO_ROOT, "dist", "src", "cli", "kubectl-petset.js");
-
 let cluster: TestCluster;
-let binDir: string;
+let plugin: KubectlPlugin;
 
 beforeAll(async () => {
-  if (!existsSync(PLUGIN)) throw new Error(`${PLUGIN} is missing: run npx tsc -p tsconfig.build.json first`);
-  binDir = mkdtempSync(join(tmpdir(), "petset-gitops-bin-"));
-  writeFileSync(join(binDir, "kubectl-petset"), `#!/bin/sh\nexec "${process.execPath}" "${PLUGIN}" "$@"\n`);
-  chmodSync(join(binDir, "kubectl-petset"), 0o755);
+  plugin = installKubectlPlugin("gitops");
   cluster = await startTestCluster();
 });
 afterEach(async () => {
@@ -31,28 +16,12 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await cluster?.stop();
-  if (binDir) rmSync(binDir, { recursive: true, force: true });
+  plugin?.remove();
 });
 
 /** `kubectl petset ARGS` as a user runs it: kubectl finds the plugin on PATH. */
-function kubectlPetset(
-  env: Env,
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn("kubectl", ["petset", ...args, "--kubeconfig", cluster.kubeconfigPath, "-n", env.ns], {
-    env: { ...process.env, PATH: `${binDir}:${process.env.PATH ?? ""}` },
-    timeout: WAIT_MS,
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => {
-    stdout += c.toString();
-  });
-  child.stderr.on("data", (c: Buffer) => {
-    stderr += c.toString();
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr })));
-}
+const kubectlPetset = (env: Env, ...args: string[]) =>
+  plugin.run({ kubeconfigPath: cluster.kubeconfigPath, namespace: env.ns }, args, WAIT_MS);
 
 /** Two commits of the Git repository: the older (nginx 1.26) and the newer (1.27). */
 const commitA = manifest("web", { image: "nginx:1.26" });

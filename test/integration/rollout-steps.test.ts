@@ -1,19 +1,9 @@
-/**
- * Step-wise canaries (docs/rollouts.md "Steps") as a GitOps user drives them: the manifest with
- * `rollingUpdate.steps` applied with kubectl, the rollout pauses at each pause step, `kubectl
- * petset promote` (the built plugin on PATH, found by the real kubectl) moves it on one step at
- * a time, and re-applying the same manifest in between changes nothing (`unchanged`, no pod
- * restarted, still paused). The invariant monitor watches throughout; both backends.
- */
-import { spawn } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import type { V1Pod } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { stringify } from "yaml";
 import { Annotations, ConditionTypes, type PetSet } from "../../src/api/index.js";
-import { eventually, REPO_ROOT } from "../support/cluster.js";
+import { eventually } from "../support/cluster.js";
+import { installKubectlPlugin, type KubectlPlugin } from "../support/kubectl-plugin.js";
 import {
   condition,
   expectNoViolations,
@@ -31,41 +21,22 @@ import {
   withDiagnostics,
 } from "./rollout-support.js";
 
-const PLUGIN = join(REPO_ROOT, "dist", "src", "cli", "kubectl-petset.js");
-
 let env: RolloutEnv;
-let binDir: string;
+let plugin: KubectlPlugin;
 
 beforeAll(async () => {
-  if (!existsSync(PLUGIN)) throw new Error(`${PLUGIN} is missing: run npx tsc -p tsconfig.build.json first`);
-  binDir = mkdtempSync(join(tmpdir(), "petset-steps-bin-"));
-  writeFileSync(join(binDir, "kubectl-petset"), `#!/bin/sh\nexec "${process.execPath}" "${PLUGIN}" "$@"\n`);
-  chmodSync(join(binDir, "kubectl-petset"), 0o755);
+  plugin = installKubectlPlugin("steps");
   env = await startRolloutEnv("rollout-steps");
 });
 
 afterAll(async () => {
   await env?.stop();
-  if (binDir) rmSync(binDir, { recursive: true, force: true });
+  plugin?.remove();
 });
 
 /** `kubectl petset ARGS` as a user runs it: kubectl finds the plugin on PATH. */
-function kubectlPetset(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const child = spawn(
-    "kubectl",
-    ["petset", ...args, "--kubeconfig", env.cluster.kubeconfigPath, "-n", env.namespace],
-    { env: { ...process.env, PATH: `${binDir}:${process.env.PATH ?? ""}` }, timeout: WAIT_MS },
-  );
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (c: Buffer) => {
-    stdout += c.toString();
-  });
-  child.stderr.on("data", (c: Buffer) => {
-    stderr += c.toString();
-  });
-  return new Promise((resolve) => child.on("close", (code) => resolve({ code: code ?? 1, stdout, stderr })));
-}
+const kubectlPetset = (...args: string[]) =>
+  plugin.run({ kubeconfigPath: env.cluster.kubeconfigPath, namespace: env.namespace }, args, WAIT_MS);
 
 const STEPS = [{ pets: 1 }, { pause: {} }, { pets: "67%" }, { pause: {} }];
 
