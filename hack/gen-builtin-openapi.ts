@@ -66,7 +66,7 @@ export const TARGETS: Target[] = [
   {
     file: "apis__storage.k8s.io__v1_openapi.json",
     prefix: "/apis/storage.k8s.io/v1",
-    resources: { storageclasses: [] },
+    resources: { storageclasses: [], volumeattachments: ["status"] },
   },
 ];
 

@@ -1,13 +1,18 @@
 /**
  * The shim without HTTP: store, registry with the built-ins, and the internal
  * controllers (CRD serving, garbage collector, namespace lifecycle, jobs, StatefulSets, node
- * lifecycle). The server wraps it;
+ * lifecycle, attach/detach). The server wraps it;
  * tests drive it directly.
  */
 import type { Logger } from "pino";
 import { SYSTEM_NAMESPACES } from "./builtin/namespaces.js";
 import { registerBuiltins } from "./builtin/register-builtins.js";
 import { DEFAULT_STORAGE_CLASSES } from "./builtin/storage-classes.js";
+import {
+  ATTACH_INPUTS,
+  AttachDetachController,
+  mountsClaim,
+} from "./controllers/attach-detach-controller.js";
 import { CRDS_GR, CrdController } from "./controllers/crd-controller.js";
 import { DEFAULT_EVENT_TTL_MS, sweepEvents } from "./controllers/event-ttl.js";
 import { GarbageCollector } from "./controllers/garbage-collector.js";
@@ -105,6 +110,15 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
     nodeTimer = undefined;
     if (after !== undefined && auto) nodeTimer = setTimeout(() => nodec.poke(), Math.max(after, 10));
   };
+  const attachDetach = new AttachDetachController(store, registry);
+  // Held detaches (a node that is not Ready): the pass says when the first is due.
+  let attachTimer: NodeJS.Timeout | undefined;
+  const attachPass = () => {
+    const after = attachDetach.pass();
+    if (attachTimer) clearTimeout(attachTimer);
+    attachTimer = undefined;
+    if (after !== undefined && auto) attachTimer = setTimeout(() => adc.poke(), Math.max(after, 10));
+  };
   const onError = (what: string) => (err: unknown) => opts.logger?.error({ err }, `${what} pass failed`);
   const auto = opts.autoReconcile ?? true;
   // The GC looks only at what events since its last pass touched; passes at most every 25 ms.
@@ -114,6 +128,8 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
   const jobc = new PassScheduler(jobPass, onError("job controller"));
   const stsc = new PassScheduler(stsPass, onError("statefulset controller"));
   const nodec = new PassScheduler(nodePass, onError("node lifecycle controller"));
+  // Scans every pod that mounts a claim: at most every 25 ms, as the GC.
+  const adc = new PassScheduler(attachPass, onError("attach/detach controller"), 25);
   objects.subscribe((e) => {
     crds.onEvent(e);
     const gcWork = collector.observe(e);
@@ -140,6 +156,7 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
       (e.gr === "/pods" && nodeLifecycle.wantsPod(e.object))
     )
       nodec.poke();
+    if (ATTACH_INPUTS.has(e.gr) || (e.gr === "/pods" && mountsClaim(e.object))) adc.poke();
   });
   const nsDef = registry.get("", "v1", "namespaces")!;
   for (const ns of SYSTEM_NAMESPACES)
@@ -151,7 +168,7 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
     if (!store.peek(scDef, undefined, sc.metadata.name!))
       store.create(scDef, undefined, deepClone(sc), systemContext(opts.clock, "kube-apiserver"));
   objects.beginWatchWindows();
-  if (auto) for (const s of [gc, nsc, crdc, jobc, stsc, nodec]) s.poke();
+  if (auto) for (const s of [gc, nsc, crdc, jobc, stsc, nodec, adc]) s.poke();
   // Event expiry sweeps a tenth of the TTL apart (at most a minute), so an Event outlives its
   // TTL by at most that much.
   const eventTtlMs = opts.eventTtlMs ?? DEFAULT_EVENT_TTL_MS;
@@ -180,11 +197,13 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
         jobs.pass();
         statefulSets.pass();
         nodeLifecycle.pass();
+        attachDetach.pass();
         if (objects.currentRv() === before) return;
       }
     },
     stop() {
-      for (const s of [gc, nsc, crdc, jobc, stsc, nodec]) s.stop();
+      for (const s of [gc, nsc, crdc, jobc, stsc, nodec, adc]) s.stop();
+      if (attachTimer) clearTimeout(attachTimer);
       if (jobTimer) clearTimeout(jobTimer);
       if (nodeTimer) clearTimeout(nodeTimer);
       if (stsTimer) clearTimeout(stsTimer);

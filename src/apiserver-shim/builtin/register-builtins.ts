@@ -18,6 +18,7 @@ import { servicesDefinition } from "./services.js";
 import { statefulSetsDefinition } from "./statefulsets.js";
 import { storageClassDefinition } from "./storage-classes.js";
 import { pvcDefinition, pvDefinition } from "./storage-resources.js";
+import { volumeAttachmentDefinition } from "./volume-attachments.js";
 
 export function registerBuiltins(registry: ResourceRegistry, objects: ObjectStore, clock: Clock): void {
   for (const def of [
@@ -31,6 +32,7 @@ export function registerBuiltins(registry: ResourceRegistry, objects: ObjectStor
     pvcDefinition(objects),
     pvDefinition,
     storageClassDefinition,
+    volumeAttachmentDefinition,
     nodesDefinition,
     coreEventsDefinition,
     leasesDefinition,
