@@ -88,6 +88,27 @@ describe("issue 28: kubectl petset replace", () => {
     expect(api.writes).toEqual([]);
   });
 
+  it("issue 26 item 5: --claims recreate without --yes names the claims whose data is lost", async () => {
+    const { api, run } = setup();
+    const claim = (name: string, index: string) => ({
+      metadata: {
+        name,
+        uid: `uid-${name}`,
+        resourceVersion: "3",
+        labels: { [Labels.petSet]: "web", [Labels.podIndex]: index },
+      },
+    });
+    api.claims = [
+      claim("data-web-2", "2"),
+      claim("logs-web-2", "2"),
+      claim("data-web-1", "1"),
+    ] as typeof api.claims;
+    const r = await run("replace", "web-2", "--claims", "recreate");
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("deletes the claims of web-2 (data-web-2, logs-web-2: their data is lost)");
+    expect(api.writes).toEqual([]);
+  });
+
   it("--claims recreate --yes asks for the storage to be rebuilt", async () => {
     const { api, run } = setup();
     expect((await run("replace", "web-0", "--claims", "recreate", "--yes")).code).toBe(0);

@@ -26,11 +26,6 @@ export async function replaceCommand(
   const { api, io } = ctx;
   const claims = ClaimModes.find((m) => m === o.claims);
   if (claims === undefined) throw new UsageError(`--claims must be keep or recreate, not "${o.claims}"`);
-  if (claims === "recreate" && !o.yes) {
-    throw new UsageError(
-      `--claims recreate deletes the claims of ${podName} (its data) and creates empty ones: add --yes to confirm`,
-    );
-  }
   const pod = (await api.listPods()).find((p) => p.metadata.name === podName);
   if (pod === undefined) {
     throw new PluginError("NotFound", `pod "${podName}" not found in namespace "${api.namespace}"`);
@@ -40,6 +35,21 @@ export async function replaceCommand(
     throw new PluginError(
       "BadRequest",
       `pod "${podName}" is not a pet: it has no ${Labels.petSet} label (kubectl get pods -l ${Labels.petSet} lists the pets)`,
+    );
+  }
+  if (claims === "recreate" && !o.yes) {
+    // Name what is lost: the pet's claims (labelled with its set and ordinal, as the controller makes them).
+    const index = pod.metadata.labels?.[Labels.podIndex] ?? podName.slice(podName.lastIndexOf("-") + 1);
+    const names = (await api.listClaims())
+      .filter(
+        (c) =>
+          c.metadata.labels?.[Labels.petSet] === petSet && c.metadata.labels?.[Labels.podIndex] === index,
+      )
+      .map((c) => c.metadata.name)
+      .sort();
+    const lost = names.length > 0 ? `${names.join(", ")}: their data is lost` : "its data";
+    throw new UsageError(
+      `--claims recreate deletes the claims of ${podName} (${lost}) and creates empty ones: add --yes to confirm`,
     );
   }
   if (pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionTimestamp !== null) {
