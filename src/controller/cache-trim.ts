@@ -6,7 +6,8 @@
  * leaves alone; docs/benchmarks.md, section 4).
  *
  * Rules:
- *  - Pods keep their metadata, `spec.containers` and `spec.initContainers` as name and image,
+ *  - Pods keep their metadata, `spec.containers` and `spec.initContainers` as name, image and
+ *    resources (in-place resize compares them with the status, planner/in-place-resize.ts),
  *    and `status.phase`, `conditions`, `containerStatuses` and `initContainerStatuses`: what
  *    the planner's pod view (planner/views.ts), adoption, the history GC and the hooks (exec
  *    picks a container by name) read. A new read of any other pod field must be added here
@@ -70,9 +71,9 @@ export function trimPod(obj: ApiObject & { spec?: object | undefined; status?: o
 
 const POD_STATUS_FIELDS = ["phase", "conditions", "containerStatuses", "initContainerStatuses"] as const;
 
-function nameAndImage(container: unknown): { name?: unknown; image?: unknown } {
+function nameAndImage(container: unknown): { name?: unknown; image?: unknown; resources?: unknown } {
   const c = asRecord(container) ?? {};
-  return { name: c.name, image: c.image };
+  return { name: c.name, image: c.image, ...(c.resources !== undefined ? { resources: c.resources } : {}) };
 }
 
 /** Drops `metadata.managedFields` (claims, PetSetVersions). */

@@ -1,11 +1,13 @@
 /**
  * Pods: kube's defaults on create, spec immutability, graceful deletion (a scheduled pod
  * stays Terminating until its kubelet deletes it with grace 0; an unscheduled or finished
- * pod goes at once), the status subresource and the binding subresource.
+ * pod goes at once), the status subresource, the binding subresource and the resize
+ * subresource (pod-resize.ts).
  */
 import { podTable } from "../tables/pod-table.js";
 import { isPlainObject, type KubeObject } from "../types.js";
 import { defineBuiltin } from "./define.js";
+import { prepareResize, validateResize } from "./pod-resize.js";
 import { validatePodSpec, validatePodUpdate } from "./pod-validation.js";
 
 type Obj = Record<string, unknown>;
@@ -79,7 +81,7 @@ export const podsDefinition = defineBuiltin({
   shortNames: ["po"],
   categories: ["all"],
   status: true,
-  extraSubresources: ["binding"],
+  extraSubresources: ["binding", "resize"],
   table: podTable,
   fieldLabels: (o) => {
     const spec = (o.spec ?? {}) as Obj;
@@ -121,10 +123,14 @@ export const podsDefinition = defineBuiltin({
         ];
     },
     validate: (pod) => validatePodSpec(pod.spec),
-    prepareForUpdate(pod) {
+    prepareForUpdate(pod, old, ctx) {
+      if (ctx.subresource === "resize") prepareResize(pod, old);
       if (isPlainObject(pod.spec)) admitPodSpec(pod.spec);
     },
-    validateUpdate: (pod, old) => [...validatePodSpec(pod.spec), ...validatePodUpdate(pod, old)],
+    validateUpdate: (pod, old, ctx) =>
+      ctx.subresource === "resize"
+        ? [...validatePodSpec(pod.spec), ...validateResize(pod, old)]
+        : [...validatePodSpec(pod.spec), ...validatePodUpdate(pod, old)],
     gracePeriod,
   },
 });

@@ -28,6 +28,7 @@ function subresources(def: ResourceDefinition): SubresourceInfo[] {
     if (s === "binding")
       out.push({ name: s, kind: { group: "", version: "v1", kind: "Binding" }, verbs: ["create"] });
     if (s === "finalize") out.push({ name: s, kind: own, verbs: ["update"] });
+    if (s === "resize") out.push({ name: s, kind: own, verbs: ["get", "patch", "update"] });
   }
   return out;
 }

@@ -27,14 +27,16 @@ import {
   timestamp,
 } from "./objects.js";
 import { fill, type NodeView, podVars, renderPodStatus } from "./pod-status.js";
+import { heldRequests, planResize } from "./resize.js";
 import { matchSelector } from "./selector.js";
-import type {
-  BindVolume,
-  EventTemplate,
-  NodeStatusTemplate,
-  Stage,
-  StageConfig,
-  StageResource,
+import {
+  type BindVolume,
+  type EventTemplate,
+  type NodeStatusTemplate,
+  PodStageSchema,
+  type Stage,
+  type StageConfig,
+  type StageResource,
 } from "./stages.js";
 
 export type { NodeView } from "./pod-status.js";
@@ -42,6 +44,8 @@ export type { NodeView } from "./pod-status.js";
 /** What the engine knows of the world beyond the object: the managed nodes, in order. */
 export interface World {
   nodes: readonly NodeView[];
+  /** The pods bound to a node (resize.ts counts what they hold); omitted: none known. */
+  podsOn?(node: string): readonly KubeObject[];
   /** `namespace/name` of the claims that exist: a pod whose claim is missing is not bound. */
   claims?: { has(key: string): boolean };
 }
@@ -155,6 +159,9 @@ export function planStage(
       const node = world.nodes.find((n) => n.name === nodeName);
       // Someone else's node, or a lost one: its pods' status is frozen (lost-nodes.ts).
       if (!node || isLost(node.labels)) return null;
+      // In-place resize (resize.ts) goes before the configured stages.
+      if (resizeStatus(pod, world, 0) !== undefined)
+        return { stage: ResizeStage, delayMs: config.params.resizeDelayMs ?? 200 };
     }
   } else if (resource === "nodes") {
     if (!world.nodes.some((n) => n.name === obj.metadata.name) || isLost(obj.metadata.labels)) return null;
@@ -175,6 +182,10 @@ export function renderStage(stage: Stage, obj: KubeObject, world: World, now: nu
   switch (stage.resource) {
     case "pods": {
       const pod = PodSchema.parse(obj);
+      if (stage === ResizeStage) {
+        const status = resizeStatus(pod, world, now);
+        return status === undefined ? [] : [{ op: "patchStatus", ...target, resourceVersion, status }];
+      }
       const { next } = stage;
       let node = pod.spec.nodeName ?? "";
       if (next.bind) {
@@ -295,6 +306,26 @@ function eventWrite(
       count: 1,
     },
   };
+}
+
+/** The built-in stage that plays in-place resize (resize.ts); not configurable. */
+export const ResizeStage: Stage = PodStageSchema.parse({ name: "pod-resize", resource: "pods", next: {} });
+
+function resizeStatus(pod: Pod, world: World, now: number): Record<string, unknown> | undefined {
+  const node = world.nodes.find((n) => n.name === pod.spec.nodeName);
+  if (node === undefined || pod.status?.phase !== "Running") return undefined;
+  const used = { cpu: 0, memory: 0 };
+  for (const other of world.podsOn?.(node.name) ?? []) {
+    if (other.metadata.uid === pod.metadata.uid || other.metadata.deletionTimestamp) continue;
+    const parsed = PodSchema.safeParse(other);
+    if (!parsed.success) continue;
+    const phase = parsed.data.status?.phase;
+    if (phase === "Succeeded" || phase === "Failed") continue;
+    const held = heldRequests(parsed.data);
+    used.cpu += held.cpu;
+    used.memory += held.memory;
+  }
+  return planResize(pod, { allocatable: node.allocatable ?? {}, used }, now);
 }
 
 /** Marks a volume this kubelet created, so it can delete it with its claim. */

@@ -12,6 +12,7 @@ import {
   type Taint,
   timestamp,
 } from "./objects.js";
+import { specResources } from "./resize.js";
 import { type ContainerView, containerViews, matchContainer } from "./selector.js";
 import type { ConditionTemplate, ContainerRule, PodStatusTemplate } from "./stages.js";
 
@@ -30,6 +31,8 @@ export interface NodeView {
   podCIDR: string | undefined;
   /** Pod IPs in use on it (a set or a count per IP: only `has` is asked). */
   podIPs: { has(ip: string): boolean };
+  /** status.allocatable (resize.ts: Infeasible and Deferred). */
+  allocatable?: Readonly<Record<string, string>>;
 }
 
 /** Replaces `{{name}}` placeholders; the names were checked when the stages were loaded. */
@@ -126,8 +129,12 @@ function renderContainer(rule: ContainerRule, c: ContainerView, pod: Pod, now: n
         }
       : (prev?.lastState ?? {});
   const podID = pod.metadata.uid ?? `${pod.metadata.namespace}/${pod.metadata.name}`;
+  // What the container was allocated (resize.ts changes it): kube-apiserver 1.33 refuses a
+  // resize while a running container's status lacks it.
+  const resources = prev?.resources ?? specResources(pod.spec.containers.find((x) => x.name === c.name));
   return {
     name: c.name,
+    resources,
     state,
     lastState,
     ready: rule.ready,

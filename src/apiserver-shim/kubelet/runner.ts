@@ -192,6 +192,10 @@ export class StageRunner {
     const source = this.o.source;
     const claims = { has: (key: string) => source.get("persistentvolumeclaims", key) !== undefined };
     return {
+      podsOn: (node) =>
+        [...this.placements]
+          .filter(([, p]) => p.node === node)
+          .flatMap(([key]) => source.get("pods", key) ?? []),
       nodes: this.nodesCache.map((n) => {
         const counted = this.perNode.get(n.name);
         return { ...n, pods: counted?.pods ?? 0, podIPs: counted?.ips ?? empty };
@@ -217,6 +221,13 @@ export class StageRunner {
         internalIP,
         podCIDR: node.spec?.podCIDR,
         podIPs: new Map(),
+        ...(node.status?.allocatable
+          ? {
+              allocatable: Object.fromEntries(
+                Object.entries(node.status.allocatable).map(([k, v]) => [k, String(v)]),
+              ),
+            }
+          : {}),
       });
     }
     return nodes.sort((a, b) => nodeOrdinal(a.name) - nodeOrdinal(b.name) || a.name.localeCompare(b.name));

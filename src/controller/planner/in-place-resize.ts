@@ -155,10 +155,16 @@ function withoutResizable(c: Obj): Obj {
   return { ...c, image: undefined, resources: { requests: strip(res.requests), limits: strip(res.limits) } };
 }
 
-function resizable(c: Obj): { requests?: Record<string, string>; limits?: Record<string, string> } {
+/** The cpu/memory requests and limits of a container: canonical to compare, as written to send. */
+function resizable(
+  c: Obj,
+  canonical = true,
+): { requests?: Record<string, string>; limits?: Record<string, string> } {
   const res = obj(c.resources);
   const pick = (v: unknown) => {
-    const q = quantities(v);
+    const q = canonical
+      ? quantities(v)
+      : Object.fromEntries(Object.entries(obj(v)).map(([k, x]) => [k, String(x)]));
     return Object.fromEntries(RESIZABLE.filter((r) => q[r] !== undefined).map((r) => [r, q[r] as string]));
   };
   const requests = pick(res.requests);
@@ -202,11 +208,10 @@ export function inPlaceChanges(from: PetSetVersion, to: PetSetVersion): InPlaceD
       if (typeof c.image !== "string") return no(`${path}.image removed`);
       images.push({ container: String(c.name), image: c.image });
     }
-    const target = resizable(c);
-    if (canonicalJson(resizable(before)) !== canonicalJson(target)) {
+    if (canonicalJson(resizable(before)) !== canonicalJson(resizable(c))) {
       const refusal = resizeRefusal(before, c, path);
       if (refusal !== undefined) return no(refusal);
-      resources.push({ container: String(c.name), ...target });
+      resources.push({ container: String(c.name), ...resizable(c, false) });
     }
   }
   const initContainers = (t: typeof a) => (t.spec.initContainers ?? []) as Obj[];

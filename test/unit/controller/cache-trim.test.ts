@@ -194,7 +194,7 @@ describe("trimPod", () => {
       nodeName: "node-1",
       initContainers: [{ name: "init", image: "busybox:1.36" }],
       containers: [
-        { name: "app", image: "nginx:1.27" },
+        { name: "app", image: "nginx:1.27", resources: { requests: { cpu: "10m" } } },
         { name: "sidecar", image: "envoy:1.30" },
       ],
     });

@@ -25,6 +25,10 @@ cluster-scoped read of its own two CRDs (the start-up check of src/controller/cr
 - apiGroups: [""]
   resources: ["pods"]
   verbs: ["get", "list", "watch", "create", "delete", "update", "patch"]
+# In-place resize (podUpdatePolicy InPlaceIfPossible/InPlaceOnly): cpu/memory through pods/resize.
+- apiGroups: [""]
+  resources: ["pods/resize"]
+  verbs: ["patch"]
 - apiGroups: [""]
   resources: ["pods/exec"]
   verbs: ["create", "get"]

@@ -174,7 +174,7 @@ describe.each(policies)("issue 28 in-place resize in planRollout, %s", (policy) 
     );
     expect(moves(p)).toEqual(["patch web-2@v2"]);
     const step = p.steps.find((s): s is PatchPodImagesStep => s.kind === "patchPodImages");
-    expect(step?.resources).toEqual([{ container: "app", requests: { cpu: "0.2" } }]);
+    expect(step?.resources).toEqual([{ container: "app", requests: { cpu: "200m" } }]);
     expect(step?.images).toEqual([]);
   });
 
