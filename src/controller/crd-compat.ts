@@ -30,9 +30,11 @@ export const CRD_REVISION_ANNOTATION = "petset.dev/crd-revision";
 /**
  * The revision of the CRDs this build generates and needs. 1: the first stamped revision
  * (status subresource of PetSetVersion, storage, node and ordinal fields). 2: PetSetVersion
- * status.formatVersion (state-format.ts: an older schema would prune it).
+ * status.formatVersion (state-format.ts: an older schema would prune it). 3: PetSet
+ * spec.volumeClaimUpdatePolicy and status.volumeClaimTemplates (issue 26: a pruned status field
+ * would be written again on every sync).
  */
-export const CRD_REVISION = 2;
+export const CRD_REVISION = 3;
 export const PETSET_CRDS = ["petsets.petset.dev", "petsetversions.petset.dev"] as const;
 
 export type InstalledCrd =
