@@ -36,12 +36,12 @@ afterAll(async () => {
   await env?.stop();
 });
 
-/** The app container with this cpu request (memory fixed; cpu resizes without a restart). */
-function app(cpu: string, extra: Record<string, unknown> = {}) {
+/** The app container with this cpu request (cpu resizes without a restart, memory restarts it). */
+function app(cpu: string, extra: Record<string, unknown> = {}, memory = "64Mi") {
   return {
     name: "app",
     image: "nginx:1.26",
-    resources: { requests: { cpu, memory: "64Mi" } },
+    resources: { requests: { cpu, memory } },
     resizePolicy: [
       { resourceName: "cpu", restartPolicy: "NotRequired" },
       { resourceName: "memory", restartPolicy: "RestartContainer" },
@@ -141,6 +141,22 @@ describe("in-place resource resize (issue 28)", () => {
       );
       await expectEvent(env, `${NAME}-1`, "InPlaceUpdateRefused", /InPlaceOnly does not recreate it/);
       expect(uids(await pods())).toEqual(uids(before));
+    },
+    TEST_MS,
+  );
+
+  it(
+    "issue 28: a memory resize with resizePolicy RestartContainer restarts that container in place (restartCount + 1, same pod); InPlaceOnly moves on to a version it can apply",
+    async () => {
+      const before = await pods();
+      await setContainer(app("300m", {}, "96Mi"));
+      await waitRolledOut(env, NAME, 5);
+      const after = await pods();
+      expect(uids(after)).toEqual(uids(before));
+      expect(restarts(after)).toEqual(restarts(before).map((n) => (n ?? 0) + 1));
+      expect(
+        [...after.values()].map((p) => p.status?.containerStatuses?.[0]?.resources?.requests?.memory),
+      ).toEqual(["96Mi", "96Mi"]);
     },
     TEST_MS,
   );
