@@ -11,13 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConditionTypes, Labels } from "../../src/api/index.js";
 import { type ClaimState, judgeClaims, type PodState } from "../support/claim-invariant-rules.js";
 import { eventually } from "../support/cluster.js";
+import type { InvariantMonitor } from "../support/invariant-monitor.js";
 import {
   condition,
   createPetSet,
   expectEvent,
+  expectNoViolations,
   getPetSet,
   listPods,
   listVersions,
+  monitor,
   patchPetSet,
   petSetManifest,
   type RolloutEnv,
@@ -29,6 +32,8 @@ import {
 } from "./rollout-support.js";
 
 let env: RolloutEnv;
+/** The invariant monitor, claims rule included (volumeClaimUpdatePolicy InPlace). */
+let invariants: InvariantMonitor;
 const pods: PodState[] = [];
 const claims: ClaimState[] = [];
 /** Pod deletions asked (deletionTimestamp first seen), by resourceVersion. */
@@ -107,6 +112,7 @@ beforeAll(async () => {
     }),
   );
   await waitRolledOut(env, "web", 1);
+  invariants = await monitor(env, "web");
 }, TEST_MS);
 
 afterAll(async () => {
@@ -250,6 +256,8 @@ describe("issue 26: claims follow versions (volumeClaimUpdatePolicy InPlace)", (
     const versions = await listVersions(env, "web");
     const web = pods.filter((p) => p.name.startsWith("web-"));
     expect(judgeClaims("web", versions, web, claims)).toEqual([]);
-    expect(pods.length).toBeGreaterThan(0);
+    expect(web.length).toBeGreaterThan(0);
+    // The same rule in the invariant monitor, with the others (versions, maxUnavailable, ...).
+    await expectNoViolations(invariants);
   });
 });

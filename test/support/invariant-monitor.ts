@@ -22,14 +22,24 @@
  *   content: no in-place patch to another hash, and a pod that was Ready is never replaced by one
  *   of another hash. A pet created for the first time below the partition must run the content
  *   of the other pets below it.
+ * - claims (volumeClaimUpdatePolicy InPlace, issue 26): a pet labelled with version N has every
+ *   claim at N (request >= N's, N's labels), judged at `stop()` (claim-invariant-rules.ts).
  *
  * Spec-dependent rules are judged at `stop()` against every PetSet spec the monitor observed
  * within `windowMs` of the pod event: the pod watch and the PetSet watch are two streams with
  * no common order, and the controller acts on its own cache. A move is a violation only when no
  * spec seen around that time allows it (so lowering the partition or scaling is never blamed).
  */
-import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod, Watch } from "@kubernetes/client-node";
+import {
+  CoreV1Api,
+  CustomObjectsApi,
+  type KubeConfig,
+  type V1PersistentVolumeClaim,
+  type V1Pod,
+  Watch,
+} from "@kubernetes/client-node";
 import { GROUP, Labels, PETSET_PLURAL, VERSION } from "../../src/api/index.js";
+import { claimFeed, judgeClaimsOf } from "./claim-invariant-monitor.js";
 import {
   createInvariantJudge,
   type MonitorStats,
@@ -157,6 +167,7 @@ export async function startInvariantMonitor(opts: MonitorOptions): Promise<Invar
     ...(opts.windowMs !== undefined ? { windowMs: opts.windowMs } : {}),
   });
   const core = opts.kubeConfig.makeApiClient(CoreV1Api);
+  const claimsFeed = claimFeed();
   const custom = opts.kubeConfig.makeApiClient(CustomObjectsApi);
   const labelSelector = `${Labels.petSet}=${setName}`;
   const podStream = listWatch(
@@ -167,8 +178,28 @@ export async function startInvariantMonitor(opts: MonitorOptions): Promise<Invar
       const l = await core.listNamespacedPod({ namespace, labelSelector });
       return { items: l.items, resourceVersion: l.metadata?.resourceVersion ?? "" };
     },
-    (items) => judge.onPodList(items as V1Pod[]),
-    (type, obj) => judge.onPod(type, obj as V1Pod),
+    (items) => {
+      for (const pod of items as V1Pod[]) claimsFeed.pod(pod);
+      judge.onPodList(items as V1Pod[]);
+    },
+    (type, obj) => {
+      claimsFeed.pod(obj as V1Pod);
+      judge.onPod(type, obj as V1Pod);
+    },
+  );
+  // Claims follow versions (issue 26): the claims of the set, judged at stop() (claim-invariant-rules.ts).
+  const claimStream = listWatch(
+    opts.kubeConfig,
+    `/api/v1/namespaces/${namespace}/persistentvolumeclaims`,
+    { labelSelector },
+    async () => {
+      const l = await core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector });
+      return { items: l.items, resourceVersion: l.metadata?.resourceVersion ?? "" };
+    },
+    (items) => {
+      for (const c of items as V1PersistentVolumeClaim[]) claimsFeed.claim(c);
+    },
+    (_type, obj) => claimsFeed.claim(obj as V1PersistentVolumeClaim),
   );
   const setStream = listWatch(
     opts.kubeConfig,
@@ -192,7 +223,7 @@ export async function startInvariantMonitor(opts: MonitorOptions): Promise<Invar
         judge.onSpec(obj, type === "DELETED");
     },
   );
-  await Promise.all([podStream.synced, setStream.synced]);
+  await Promise.all([podStream.synced, setStream.synced, claimStream.synced]);
 
   return {
     userDeletes: (pod) => judge.userDeletes(pod),
@@ -204,7 +235,8 @@ export async function startInvariantMonitor(opts: MonitorOptions): Promise<Invar
     async stop() {
       podStream.stop();
       setStream.stop();
-      return judge.judge();
+      claimStream.stop();
+      return [...judge.judge(), ...(await judgeClaimsOf(custom, namespace, setName, claimsFeed))];
     },
   };
 }

@@ -43,7 +43,7 @@ import { isAvailable, isRunningAndReady, isTerminating } from "../../src/control
 import { type PodView, podViewFromV1Pod } from "../../src/controller/planner/views.js";
 
 export interface Violation {
-  rule: "versions" | "one-pod-per-pet" | "maxUnavailable" | "ordered-ready" | "frozen";
+  rule: "versions" | "one-pod-per-pet" | "maxUnavailable" | "ordered-ready" | "frozen" | "claims";
   at: string;
   message: string;
 }
