@@ -17,7 +17,10 @@ import {
   type Step,
 } from "../../../../src/controller/planner/index.js";
 import { petOrdinals } from "../../../../src/controller/planner/ordinals.js";
-import type { ClaimView, PodView } from "../../../../src/controller/planner/views.js";
+import type { PatchPodImagesStep } from "../../../../src/controller/planner/plan-types.js";
+import { canonicalJson } from "../../../../src/controller/planner/version-index.js";
+import type { ClaimView, ContainerView, PodView } from "../../../../src/controller/planner/views.js";
+import { canonicalQuantity } from "../../../../src/versions/quantity.js";
 import { contentHash, makeVersion } from "./fixtures.js";
 
 export interface SimOptions {
@@ -338,7 +341,8 @@ export function mutate(world: World, step: Step): void {
       if (pod === undefined) break;
       const containers = pod.view.containers.map((c) => {
         const image = step.images.find((i) => i.container === c.name)?.image;
-        return image === undefined ? c : { ...c, image, runningImage: c.runningImage ?? c.image };
+        const resized = resizedTo(c, step.resources);
+        return image === undefined ? resized : { ...resized, image, runningImage: c.runningImage ?? c.image };
       });
       bump(world, pod, {
         containers,
@@ -484,10 +488,16 @@ export function tick(world: World): void {
       continue;
     }
     if (pod.readyAt !== undefined && pod.readyAt <= world.now && !pod.view.ready) {
-      const containers = pod.view.containers.map((c) => ({ ...c, runningImage: c.image }));
+      // The kubelet reports the resources it started the containers with (in-place resize).
+      const containers = pod.view.containers.map((c) => ({
+        ...c,
+        runningImage: c.image,
+        ...(c.resources !== undefined ? { statusResources: c.statusResources ?? c.resources } : {}),
+      }));
       bump(world, pod, { phase: "Running", ready: true, readySince: pod.readyAt, containers });
       continue;
     }
+    if (pod.view.ready && kubeletResize(world, pod)) continue;
     const broken = pod.view.containers.some((c) => isBrokenImage(c.image));
     if (broken && pod.view.failing === undefined && pod.restartAt === undefined) {
       bump(world, pod, { phase: "Running", failing: "CrashLoopBackOff", restartCount: 1 });
@@ -497,6 +507,44 @@ export function tick(world: World): void {
       pod.view = rest;
     }
   }
+}
+
+/** A resize step's cpu/memory for container `c` (canonical, as the pod view holds them). */
+function resizedTo(c: ContainerView, resources: PatchPodImagesStep["resources"]): ContainerView {
+  const r = resources?.find((x) => x.container === c.name);
+  if (r === undefined) return c;
+  const canon = (m: Record<string, string> | undefined) =>
+    m === undefined
+      ? undefined
+      : Object.fromEntries(Object.entries(m).map(([k, q]) => [k, canonicalQuantity(q) ?? q]));
+  const requests = canon(r.requests) ?? c.resources?.requests;
+  const limits = canon(r.limits) ?? c.resources?.limits;
+  return { ...c, resources: { ...(requests ? { requests } : {}), ...(limits ? { limits } : {}) } };
+}
+
+/**
+ * The kubelet's in-place resize (planner/in-place-resize.ts), a tick after the spec changed: the
+ * status takes the spec's resources, unless the pod is annotated kubelet.petset.dev/resize=
+ * Infeasible|Deferred (the convention both kubelets play): then PodResizePending with that reason.
+ */
+function kubeletResize(world: World, pod: SimPod): boolean {
+  const norm = (r: ContainerView["resources"]) => canonicalJson({ q: r?.requests ?? {}, l: r?.limits ?? {} });
+  const differs = pod.view.containers.some(
+    (c) => c.statusResources !== undefined && norm(c.resources) !== norm(c.statusResources),
+  );
+  if (!differs) return false;
+  const forced = pod.view.annotations["kubelet.petset.dev/resize"];
+  if (forced === "Infeasible" || forced === "Deferred") {
+    if (pod.view.resizePending?.reason !== forced)
+      bump(world, pod, { resizePending: { reason: forced, since: world.now } });
+    return true;
+  }
+  const { resizePending: _gone, ...rest } = pod.view;
+  pod.view = rest;
+  bump(world, pod, {
+    containers: pod.view.containers.map((c) => ({ ...c, statusResources: c.resources ?? {} })),
+  });
+  return true;
 }
 
 /** Every pet exists, is Ready and runs the newest version; nothing else exists. */
