@@ -66,15 +66,16 @@ case "${PETSET_CLUSTER_PROFILE:-test}" in
   *) echo "cluster: ERROR: PETSET_CLUSTER_PROFILE: unknown profile ${PETSET_CLUSTER_PROFILE}" >&2; exit 1 ;;
 esac
 
-# The simulated resizer's own code (its process restarts with the cluster when it changes).
-resizer_sources=("${cluster_repo_root}"/src/apiserver-shim/kubelet/claim-resize*.ts)
+# The simulated resizer's own code: when it changes, up.sh restarts only that process.
+resizer_sources=("${cluster_repo_root}"/src/apiserver-shim/kubelet/claim-resize*.ts
+  "${cluster_repo_root}"/src/apiserver-shim/builtin/claim-update-validation.ts)
+resizer_fingerprint="$(cat "${resizer_sources[@]}" | sha256sum | cut -d' ' -f1)"
 
 # What the running processes were started with: a change (controllers, settings,
 # versions, kwok stages, this script) makes up.sh restart the cluster, keeping its data.
 fingerprint="$( {
   echo "${kcm_controllers} nodes=${node_count} pods=${node_pods} schedqps=${scheduler_qps} fsync=${PETSET_ETCD_FSYNC:-0} pprof=${PETSET_APISERVER_PROFILING:-0} ${feature_gates[*]}"
   cat "${cluster_script_dir}/versions.env" "${cluster_script_dir}"/kwok-stages/*.yaml "${BASH_SOURCE[0]}"
-  cat "${resizer_sources[@]}"
 } | sha256sum | cut -d' ' -f1)"
 
 command -v "${kubectl_bin}" >/dev/null || die "kubectl not found (set KUBECTL)"
@@ -103,10 +104,38 @@ all_running() {
   # cluster.env is written last: without it the previous up.sh did not finish.
   [[ -f "${state_dir}/cluster.env" ]] || return 1
   for c in "${components[@]}"; do
+    [[ "${c}" == petset-resizer ]] && continue # restarted on its own (start_resizer)
     pid_of "${c}" >/dev/null || return 1
   done
   [[ "$(cat "${state_dir}/fingerprint" 2>/dev/null)" == "${fingerprint}" ]] || return 1
   apiserver_ready
+}
+
+# ---- petset-resizer (issue 26): the simulated CSI external-resizer + kubelet volume
+# expansion, the same code the embedded server runs (docs/volumes.md). Compiled from src/
+# into .cache/ (tsc --incremental: seconds when unchanged); run by node under the name
+# petset-resizer (a symlink in the bin dir) so pid_of knows it. Started with the cluster, and
+# alone (the rest left running) when it is not running or its code changed.
+resizer_started() { grep -q "simulated resizer started" "${log_dir}/petset-resizer.log"; }
+resizer_current() {
+  pid_of petset-resizer >/dev/null \
+    && [[ "$(cat "${state_dir}/resizer-fingerprint" 2>/dev/null)" == "${resizer_fingerprint}" ]]
+}
+start_resizer() {
+  local out="${cluster_repo_root}/.cache/cluster-resizer"
+  command -v node >/dev/null || die "node not found (the simulated resizer runs on node)"
+  stop_component petset-resizer
+  log "compiling the simulated resizer"
+  (cd "${cluster_repo_root}" && ./node_modules/.bin/tsc --outDir "${out}" --rootDir src \
+    --incremental --tsBuildInfoFile "${out}/.tsbuildinfo" --module NodeNext \
+    --moduleResolution NodeNext --target ES2023 --skipLibCheck --types node \
+    src/apiserver-shim/kubelet/claim-resizer-main.ts >"${log_dir}/petset-resizer-build.log" 2>&1) || true
+  [[ -f "${out}/apiserver-shim/kubelet/claim-resizer-main.js" ]] \
+    || die "compiling the simulated resizer failed; log: ${log_dir}/petset-resizer-build.log"
+  ln -sfn "$(node -p process.execPath)" "${bin_dir}/petset-resizer"
+  start petset-resizer "${out}/apiserver-shim/kubelet/claim-resizer-main.js" \
+    --kubeconfig="${state_dir}/kubeconfig-resizer"
+  echo "${resizer_fingerprint}" >"${state_dir}/resizer-fingerprint"
 }
 
 print_result() {
@@ -387,6 +416,10 @@ flock 9
 
 if all_running; then
   log "cluster already running (state: ${state_dir})"
+  if ! resizer_current; then
+    start_resizer
+    wait_for petset-resizer "the simulated resizer's claim watch" resizer_started
+  fi
   if [[ "$(cat "${state_dir}/manifests-fingerprint" 2>/dev/null)" != "${manifests_fingerprint}" ]]; then
     log "storage class, RBAC or CRDs changed: re-applying"
     apply_manifests
@@ -608,23 +641,8 @@ kwok_healthy() {
   curl -fsS --max-time 2 --cacert "${pki_dir}/ca.crt" "https://127.0.0.1:${KWOK_PORT}/healthz" >/dev/null
 }
 
-# ---- petset-resizer (issue 26): the simulated CSI external-resizer + kubelet volume
-# expansion, the same code the embedded server runs (docs/volumes.md). Compiled from src/
-# into .cache/ (tsc --incremental: seconds when unchanged); run by node under the name
-# petset-resizer (a symlink in the bin dir) so pid_of knows it.
-command -v node >/dev/null || die "node not found (the simulated resizer runs on node)"
-resizer_out="${cluster_repo_root}/.cache/cluster-resizer"
-log "compiling the simulated resizer"
-(cd "${cluster_repo_root}" && ./node_modules/.bin/tsc --outDir "${resizer_out}" --rootDir src \
-  --incremental --tsBuildInfoFile "${resizer_out}/.tsbuildinfo" --module NodeNext \
-  --moduleResolution NodeNext --target ES2023 --skipLibCheck --types node \
-  src/apiserver-shim/kubelet/claim-resizer-main.ts >"${log_dir}/petset-resizer-build.log" 2>&1) || true
-[[ -f "${resizer_out}/apiserver-shim/kubelet/claim-resizer-main.js" ]] \
-  || die "compiling the simulated resizer failed; log: ${log_dir}/petset-resizer-build.log"
-ln -sfn "$(node -p process.execPath)" "${bin_dir}/petset-resizer"
-start petset-resizer "${resizer_out}/apiserver-shim/kubelet/claim-resizer-main.js" \
-  --kubeconfig="${state_dir}/kubeconfig-resizer"
-resizer_started() { grep -q "simulated resizer started" "${log_dir}/petset-resizer.log"; }
+# ---- petset-resizer (start_resizer above)
+start_resizer
 
 wait_for kube-controller-manager "kube-controller-manager /healthz" kcm_healthy
 wait_for kube-scheduler "kube-scheduler /healthz" scheduler_healthy

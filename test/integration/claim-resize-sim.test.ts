@@ -126,17 +126,21 @@ describe("issue 26: storage simulation (StorageClasses, resize admission, simula
       expect(grown.status?.allocatedResourceStatuses).toBeUndefined();
       expect(grown.status?.conditions ?? []).toEqual([]);
       expect(grown.status?.allocatedResources?.storage).toBe("2Gi");
-      expect(seen.get("grow")).toEqual(
+      // The watch delivers the last state a little after the read above.
+      const states = await eventually(
+        "the watch to show grow's final state",
+        () => ((s) => (s?.at(-1) === "-||2Gi" ? s : undefined))(seen.get("grow")),
+        WAIT_MS,
+      );
+      expect(states).toEqual(
         expect.arrayContaining([
           "ControllerResizeInProgress|Resizing|1Gi",
           "NodeResizePending|FileSystemResizePending|1Gi",
         ]),
       );
-      const states = seen.get("grow") ?? [];
       expect(states.indexOf("ControllerResizeInProgress|Resizing|1Gi")).toBeLessThan(
         states.indexOf("NodeResizePending|FileSystemResizePending|1Gi"),
       );
-      expect(states.at(-1)).toBe("-||2Gi");
       const pv = await core.readPersistentVolume({ name: grown.spec?.volumeName ?? "" });
       expect(pv.spec?.capacity?.storage).toBe("2Gi");
 
@@ -147,6 +151,18 @@ describe("issue 26: storage simulation (StorageClasses, resize admission, simula
       );
       expect(failed.status?.conditions?.map((k) => k.type)).toEqual(["ControllerResizeError"]);
       expect(failed.status?.capacity?.storage).toBe("1Gi");
+      // The resizer records a Warning Event, as the external-resizer does.
+      await eventually(
+        "a Warning VolumeResizeFailed Event on fail-controller",
+        async () =>
+          (
+            await core.listNamespacedEvent({
+              namespace,
+              fieldSelector: "involvedObject.name=fail-controller,reason=VolumeResizeFailed,type=Warning",
+            })
+          ).items[0],
+        WAIT_MS,
+      );
       const nodeFailed = await waitFor(
         "NodeResizeInfeasible",
         "fail-node",

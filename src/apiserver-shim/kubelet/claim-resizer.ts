@@ -55,6 +55,69 @@ function metaOf(claim: Record<string, unknown>): Meta | undefined {
   return { name: m.name, namespace: m.namespace, resourceVersion: m.resourceVersion };
 }
 
+const obj = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === "object" ? (v as Record<string, unknown>) : {};
+
+/** The Event the external-resizer or kubelet records for a step (kube's reasons), if any. */
+function resizeEvent(
+  kind: string,
+  volume: string,
+): { type: string; reason: string; message: string } | undefined {
+  switch (kind) {
+    case "controller-start":
+      return { type: "Normal", reason: "Resizing", message: `External resizer is resizing volume ${volume}` };
+    case "controller-fail":
+    case "node-fail":
+      return {
+        type: "Warning",
+        reason: "VolumeResizeFailed",
+        message: `resize volume "${volume}" failed (simulated)`,
+      };
+    case "node-finish":
+      return {
+        type: "Normal",
+        reason: "FileSystemResizeSuccessful",
+        message: `MountVolume.NodeExpandVolume succeeded for volume "${volume}"`,
+      };
+    default:
+      return undefined;
+  }
+}
+
+async function recordEvent(
+  core: CoreV1Api,
+  claim: Record<string, unknown>,
+  e: { type: string; reason: string; message: string },
+  now: Date,
+): Promise<void> {
+  const m = obj(claim.metadata);
+  const namespace = String(m.namespace ?? "");
+  const name = String(m.name ?? "");
+  await core.createNamespacedEvent({
+    namespace,
+    body: {
+      metadata: { generateName: `${name}.`, namespace },
+      involvedObject: {
+        apiVersion: "v1",
+        kind: "PersistentVolumeClaim",
+        name,
+        namespace,
+        uid: String(m.uid ?? ""),
+        resourceVersion: String(m.resourceVersion ?? ""),
+      },
+      type: e.type,
+      reason: e.reason,
+      message: e.message,
+      source: { component: "simulated-resizer" },
+      reportingComponent: "simulated-resizer",
+      reportingInstance: "",
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    },
+  });
+}
+
 /** Starts the resizer; resolves once its claim cache has synced. */
 export async function startClaimResizer(o: ClaimResizerOptions): Promise<ClaimResizer> {
   const logger = o.logger.child({ component: "simulated-resizer" });
@@ -92,6 +155,8 @@ export async function startClaimResizer(o: ClaimResizerOptions): Promise<ClaimRe
         mergePatch,
       );
       logger.debug({ claim: key, step: step.kind }, "claim resize step written");
+      const event = resizeEvent(step.kind, step.volume?.name ?? String(obj(claim.spec).volumeName ?? ""));
+      if (event) await recordEvent(core, claim, event, new Date(clock.now())).catch(() => undefined);
     } catch (err) {
       const code = statusCode(err);
       if (code === 409 || code === 404) return; // a newer claim (or none) plans again
