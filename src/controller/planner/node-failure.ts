@@ -26,9 +26,12 @@
  *    precondition, then deletes the pet's VolumeAttachments on that node). The pod gone, the
  *    normal path creates the pet again (claims kept; ordering, hooks and roles apply). No other
  *    step touches that pod in the same plan.
- *  - A lost leader: its exec switchover cannot run in its own pod, so the fence is the only
- *    precondition of the move and the app elects a new leader; no switchover runs for a fenced
- *    pet (docs/failover.md).
+ *  - A lost leader (spec.roles, the pod labelled leader): after its fence succeeded and before
+ *    the force delete, a `job`, `webhook` or `external` switchover runs as configured (id
+ *    `switchover.<set>.fence.<ordinal>.<pod uid prefix>`, PETSET_CANDIDATE the highest available
+ *    follower; its failure policy holds the move like any switchover); an `exec` one cannot run
+ *    in a pod on a dead node: it is skipped (Warning HookSkipped), the fence is its
+ *    precondition and the app elects a new leader (docs/failover.md).
  *  - A node Ready again: a fence Running for it is cancelled ("node Ready again") and a finished
  *    one retired (Cancelled), so a later loss of the same pod runs a new fence; nothing is
  *    deleted. A pod already terminating on a lost node is fenced like any other (a graceful
@@ -46,6 +49,8 @@ import { uidPrefix, writeRecord } from "./hook-records.js";
 import { gateHook, type HookRequest } from "./hooks.js";
 import { event, type PlanContext } from "./plan-context.js";
 import { type ConditionUpdate, setCondition } from "./plan-status.js";
+import { isAvailable } from "./pod-health.js";
+import { HookSkippedReason } from "./scale-down-hooks.js";
 import type { PodView } from "./views.js";
 
 /** What the planner knows of a Node: its name and Ready condition (cache-trim keeps only this). */
@@ -172,6 +177,7 @@ function gateFence(ctx: PlanContext, pod: PodView, taint: boolean): LostPetState
     const r = fenceRecord(ctx, pod)?.record;
     return r?.phase === "Failed" ? "fence failed" : "fencing";
   }
+  if (gateFencedLeaderSwitchover(ctx, pod, req.holder) === "wait") return "fencing";
   ctx.steps.push({
     kind: "forceDeleteLostPod",
     podName: pod.name,
@@ -194,6 +200,37 @@ function gateFence(ctx: PlanContext, pod: PodView, taint: boolean): LostPetState
     `fence ${req.id} succeeded: force-deleting ${pod.name} (node ${pod.nodeName} lost) and removing its volume attachments there; the pet is created again`,
   );
   return "fenced";
+}
+
+/** A fenced leader's switchover before its move (see the header): "done" when it may go. */
+function gateFencedLeaderSwitchover(
+  ctx: PlanContext,
+  pod: PodView,
+  holder: HookRequest["holder"],
+): "done" | "wait" {
+  const roles = ctx.input.petSet.spec.roles;
+  const spec = roles?.switchover;
+  if (roles === undefined || spec === undefined || pod.labels[roles.labelKey] !== roles.leader) return "done";
+  const id = `switchover.${ctx.spec.setName}.fence.${pod.ordinal}.${uidPrefix(pod.uid)}`;
+  if (spec.exec !== undefined) {
+    if (!ctx.hooks.records.has(id))
+      event(
+        ctx,
+        "Warning",
+        HookSkippedReason,
+        pod.name,
+        `switchover on ${pod.name}: skipped, the leader's node ${pod.nodeName} is lost so the exec hook cannot run in it; its fence succeeded, the app elects a new leader`,
+      );
+    return "done";
+  }
+  const inRange = new Set(ctx.spec.ordinals);
+  const candidate = [...ctx.podsByOrdinal.values()]
+    .filter((p) => p !== pod && inRange.has(p.ordinal) && isAvailable(p, ctx.spec.minReadyMs, ctx.input.now))
+    .sort((a, b) => b.ordinal - a.ordinal)[0];
+  const req: HookRequest = { hook: "switchover", holder, pod, id };
+  if (pod.version !== undefined) req.fromVersion = pod.version;
+  if (candidate !== undefined) req.candidate = candidate.name;
+  return gateHook(ctx, req);
 }
 
 /** Nodes Ready again: their fences are cancelled or retired (see the header). */

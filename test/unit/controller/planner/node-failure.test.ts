@@ -254,3 +254,51 @@ describe("node failure: Fence", () => {
     expect(forceDeletes(w.sync()).map((s) => s.podName)).toEqual(["web-2"]);
   });
 });
+
+describe("node failure: a lost leader", () => {
+  const leaderPods = () => {
+    const v1 = makeVersion(1, "app:1", { volumeClaimTemplates: [claimTemplate] });
+    return [0, 1, 2].map((o) => {
+      const p = makePod(o, v1, { targetVersion: 1 });
+      return {
+        ...p,
+        labels: { ...p.labels, "petset.dev/role": o === 1 ? "leader" : "follower" },
+        nodeName: `n${o}`,
+      };
+    });
+  };
+  const allRecords = (w: World) => w.versions.flatMap((v) => v.status?.hooks ?? []);
+
+  it("issue 27: a non-exec switchover runs after the fence and before the move, handing the role to a follower", () => {
+    const w = new World(
+      { nodeFailure: fence(), roles: { switchover: { external: {}, timeoutSeconds: 60 } } },
+      leaderPods(),
+    );
+    w.lose("n1");
+    w.sync();
+    w.finish("fence.web.1.uid11.n1", "Succeeded");
+    const waiting = w.sync();
+    expect(forceDeletes(waiting)).toEqual([]);
+    const sw = allRecords(w).find((r) => r.hook === "switchover");
+    expect([sw?.id, sw?.phase, sw?.candidate]).toEqual(["switchover.web.fence.1.uid11", "Running", "web-2"]);
+    w.finish("switchover.web.fence.1.uid11", "Succeeded");
+    expect(forceDeletes(w.sync()).map((s) => s.podName)).toEqual(["web-1"]);
+  });
+
+  it("issue 27: an exec switchover is skipped (it cannot run on a dead node): the fence is its precondition", () => {
+    const w = new World(
+      {
+        nodeFailure: fence(),
+        roles: { switchover: { exec: { command: ["step-down"] }, timeoutSeconds: 60 } },
+      },
+      leaderPods(),
+    );
+    w.lose("n1");
+    w.sync();
+    w.finish("fence.web.1.uid11.n1", "Succeeded");
+    const plan = w.sync();
+    expect(forceDeletes(plan).map((s) => s.podName)).toEqual(["web-1"]);
+    expect(plan.events.filter((e) => e.reason === "HookSkipped").map((e) => e.object)).toEqual(["web-1"]);
+    expect(allRecords(w).filter((r) => r.hook === "switchover")).toEqual([]);
+  });
+});
