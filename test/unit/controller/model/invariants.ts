@@ -3,7 +3,7 @@ import type { PetSetVersion } from "../../../../src/api/index.js";
 import { isAvailable, resolveMaxUnavailable, type Step } from "../../../../src/controller/planner/index.js";
 import { versionedContent } from "../../../../src/versions/content.js";
 import { hashContent } from "../../../../src/versions/hash.js";
-import { mutate } from "../planner/simulate.js";
+import { claimFollowViolations, claimPatchViolations, mutate } from "../planner/simulate.js";
 import { record } from "./feeds.js";
 import { isUpdateMove, judgeRolesAndSteps } from "./roles-steps-invariants.js";
 import { type InFlight, type Model, noteWrite, type Replica } from "./stale-model.js";
@@ -32,7 +32,11 @@ export function applyChecked(m: Model, r: Replica, f: InFlight, step: Step): voi
   if (isUpdate) for (const finding of judgeRolesAndSteps(f, step)) violate(finding);
   const budgeted = isUpdate || replacement;
   const before = budgeted ? knownUnavailable(m, f) : 0;
+  // Claims follow versions (issue 26): never below the partition, never a shrink.
+  if (step.kind === "patchClaim")
+    for (const v of claimPatchViolations(m.world, step, partitionOrdinal)) violate(v);
   mutate(m.world, step);
+  for (const v of claimFollowViolations(m.world)) violate(v);
   if (isUpdate) f.moved.add(step.podName);
   record(m);
   if (budgeted) {

@@ -226,24 +226,37 @@ function checkBefore(world: World, step: Step): void {
   }
 }
 
-/** Claims follow versions: never below the partition, never a shrink. */
-function checkClaimPatch(world: World, step: Step & { kind: "patchClaim" }, partitionOrdinal: number): void {
-  if (step.ordinal < partitionOrdinal)
-    violate(world, step, `patched claim ${step.claimName} below the partition`);
+/** Claims follow versions: never below the partition, never a shrink (also the model checker's). */
+export function claimPatchViolations(
+  world: World,
+  step: Step & { kind: "patchClaim" },
+  partitionOrdinal: number,
+): string[] {
+  const out: string[] = [];
+  if (step.ordinal < partitionOrdinal) out.push(`patched claim ${step.claimName} below the partition`);
   const claim = world.claims.get(step.claimName);
   const before = storageBytes(claim?.storageRequest);
   const after = storageBytes(step.storage);
   if (before !== undefined && after !== undefined && after < before)
-    violate(
-      world,
-      step,
-      `shrink of claim ${step.claimName} attempted (${claim?.storageRequest} -> ${step.storage})`,
-    );
+    out.push(`shrink of claim ${step.claimName} attempted (${claim?.storageRequest} -> ${step.storage})`);
+  return out;
 }
 
-/** Under InPlace, a pod labelled with version V's hash has every claim of V: request >= V's, V's labels. */
+function checkClaimPatch(world: World, step: Step & { kind: "patchClaim" }, partitionOrdinal: number): void {
+  for (const v of claimPatchViolations(world, step, partitionOrdinal)) violate(world, step, v);
+}
+
 function checkClaimsFollow(world: World, step: Step): void {
-  if (world.petSet.spec.volumeClaimUpdatePolicy !== "InPlace") return;
+  for (const v of claimFollowViolations(world)) violate(world, step, v);
+}
+
+/**
+ * Under InPlace, a pod labelled with version V's hash has every claim of V: request >= V's, V's
+ * labels (also the model checker's).
+ */
+export function claimFollowViolations(world: World): string[] {
+  const out: string[] = [];
+  if (world.petSet.spec.volumeClaimUpdatePolicy !== "InPlace") return out;
   for (const pod of views(world)) {
     const version = [...world.versions].reverse().find((v) => v.spec.hash === pod.hash);
     if (version === undefined || pod.deletionTimestamp !== undefined) continue;
@@ -255,13 +268,10 @@ function checkClaimsFollow(world: World, step: Step): void {
       const has = storageBytes(claim?.storageRequest);
       const labelsOk = Object.entries(facts.labels).every(([k, v]) => claim?.labels[k] === v);
       if (claim === undefined || (want !== undefined && (has === undefined || has < want)) || !labelsOk)
-        violate(
-          world,
-          step,
-          `${pod.name} counted at version ${version.spec.version} with an old claim ${name}`,
-        );
+        out.push(`${pod.name} counted at version ${version.spec.version} with an old claim ${name}`);
     }
   }
+  return out;
 }
 
 function checkAfter(world: World, step: Step, unavailableBefore: number): void {
