@@ -18,6 +18,7 @@ const DOCUMENTED: Record<string, string[]> = {
   "petsetversions.petset.dev/status": ["get", "update", "patch"],
   pods: ["get", "list", "watch", "create", "delete", "update", "patch"],
   "pods/exec": ["create", "get"],
+  "pods/resize": ["patch"],
   "jobs.batch": ["get", "list", "watch", "create", "delete"],
   persistentvolumeclaims: ["get", "list", "watch", "create", "delete", "update", "patch"],
   events: ["create", "patch", "update"],
