@@ -26,6 +26,8 @@
  *    moves to it (pets already at it stay). No pod or claim is touched for it; Progressing=False reason ClaimUpdateRefused names the claim,
  *    the field and why with the way out (kubectl petset replace POD --claims recreate), a Warning
  *    Event once; the progress clock holds while it stands (no deadline, so no autoRollback).
+ *  - Under podUpdatePolicy InPlaceOnly a change that needs a new pod is refused by
+ *    in-place-resize.ts before any claim is patched; a storage-only change goes on as above.
  *  - A resize that fails (ControllerResizeError/NodeResizeError, Infeasible) or hangs is waited
  *    on like a pod that does not become Ready: it counts toward progressDeadlineSeconds and
  *    autoRollback; the Progressing message names it.
@@ -298,6 +300,8 @@ export function followClaims(ctx: PlanContext, pod: PodView): boolean {
   const n = notes(ctx);
   for (const f of pet.failures) n.failures.add(f);
   const storageOnly = from !== undefined && podUnchanged(from, target);
+  // podUpdatePolicy InPlaceOnly refuses a move that needs a new pod (in-place-resize.ts): touch no claim for it.
+  if (!storageOnly && ctx.spec.inPlaceOnly) return false;
   if (pet.patches.length > 0) {
     pushPatches(ctx, pet.patches);
     event(

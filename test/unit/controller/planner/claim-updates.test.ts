@@ -225,6 +225,29 @@ describe("issue 26: claims follow versions (volumeClaimUpdatePolicy InPlace)", (
     expect(w.violations).toEqual([]);
   });
 
+  it("issue 26: under podUpdatePolicy InPlaceOnly a mixed change touches no claim (the move is refused); storage-only goes on", () => {
+    const w = world({ updateStrategy: { rollingUpdate: { podUpdatePolicy: "InPlaceOnly" } } });
+    const before = uids(w);
+    updateSpec(w, (s) => {
+      s.template = template("app:2", { hostNetwork: true });
+      s.volumeClaimTemplates = [claimTemplate("data", "2Gi")] as typeof s.volumeClaimTemplates;
+    });
+    for (let i = 0; i < 10; i++) {
+      sync(w);
+      tick(w);
+    }
+    expect(claimPatches(w)).toEqual([]);
+    expect(uids(w)).toEqual(before);
+    updateSpec(w, (s) => {
+      s.template = template("app:1");
+    });
+    expect(runUntilConverged(w)).toBeGreaterThan(0);
+    sync(w);
+    expect(uids(w)).toEqual(before);
+    expect(claimPatches(w)).toEqual(["data-web-2", "data-web-1", "data-web-0"]);
+    expect(w.violations).toEqual([]);
+  });
+
   it("OnClaimDelete (the default) leaves existing claims alone", () => {
     const w = world({ volumeClaimUpdatePolicy: "OnClaimDelete" });
     setClaims(w, [claimTemplate("data", "2Gi")]);
