@@ -138,16 +138,29 @@ describe("failover: fence, then move", () => {
     const template = (manifest.spec as { template: { spec: Record<string, unknown> } }).template;
     template.spec.nodeSelector = { [GROUP_LABEL]: suffix };
     template.spec.tolerations = [{ ...TEST_TAINT, operator: "Equal" }];
+    // StorageClass csi: CSI volumes attached by kube-controller-manager on kube-apiserver (any
+    // class binds on embedded, whose attach/detach controller attaches it), as node-loss-sim.
+    const claimSpec = (manifest.spec as { volumeClaimTemplates: { spec: Record<string, unknown> }[] })
+      .volumeClaimTemplates[0]?.spec;
+    if (claimSpec !== undefined) claimSpec.storageClassName = "csi";
     await createPetSet(env, manifest);
     const first = await readyPet();
     const nodeA = first.spec?.nodeName ?? "";
     expect(nodes).toContain(nodeA);
     const storage = env.cluster.kubeConfig.makeApiClient(StorageV1Api);
-    const attachmentsOn = async (node: string) =>
-      (await storage.listVolumeAttachment().catch(() => ({ items: [] }))).items.filter(
-        (va) => va.spec.nodeName === node,
+    const volume = await eventually(
+      "data-db-0 bound",
+      async () =>
+        (await core.readNamespacedPersistentVolumeClaim({ name: "data-db-0", namespace: env.namespace })).spec
+          ?.volumeName,
+    );
+    const attachments = async (node: string) =>
+      (await storage.listVolumeAttachment()).items.filter(
+        (va) => va.spec.nodeName === node && va.spec.source.persistentVolumeName === volume,
       );
-    const attachedBefore = (await attachmentsOn(nodeA)).length;
+    await eventually(`data-db-0 attached to ${nodeA}`, async () =>
+      (await attachments(nodeA)).length > 0 ? true : undefined,
+    );
 
     // 1. Lost: the fence runs; nothing moves until it is acked.
     await setLost(nodeA, true);
@@ -167,7 +180,10 @@ describe("failover: fence, then move", () => {
     const moved = await readyPet(first.metadata?.uid);
     expect(moved.spec?.nodeName).not.toBe(nodeA);
     expect((await pods()).length).toBe(1);
-    if (attachedBefore > 0) expect(await attachmentsOn(nodeA)).toEqual([]);
+    expect(await attachments(nodeA)).toEqual([]);
+    await eventually(`data-db-0 attached to ${moved.spec?.nodeName}`, async () =>
+      (await attachments(moved.spec?.nodeName ?? "")).length > 0 ? true : undefined,
+    );
     await eventually("PetsOnLostNodes gone", async () =>
       (await lostCondition()) === undefined ? true : undefined,
     );
