@@ -9,7 +9,7 @@
  * already be N's.
  */
 import { claimName, type PetSetVersion } from "../../src/api/index.js";
-import { storageBytes, templateFacts } from "../../src/controller/planner/claim-updates.js";
+import { storageBytes, templateFacts } from "../../src/controller/planner/claim-template.js";
 
 export interface ClaimState {
   rv: number;

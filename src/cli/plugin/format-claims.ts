@@ -6,7 +6,7 @@
  * access-mode change is refused; under OnClaimDelete only claims created later change.
  */
 import type { ClaimTemplate, PetSetStatus } from "../../api/index.js";
-import { storageBytes, templateFacts } from "../../controller/planner/claim-updates.js";
+import { storageBytes, templateFacts } from "../../controller/planner/claim-template.js";
 import { canonicalJson } from "../../controller/planner/version-index.js";
 
 export type ClaimPolicy = "OnClaimDelete" | "InPlace";

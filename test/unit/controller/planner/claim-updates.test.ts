@@ -7,7 +7,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ProgressingReasons } from "../../../../src/api/index.js";
-import { formatBytes, storageBytes } from "../../../../src/controller/planner/claim-updates.js";
+import { formatBytes, storageBytes } from "../../../../src/controller/planner/claim-template.js";
 import type { PatchClaimStep } from "../../../../src/controller/planner/index.js";
 import { makePetSet, template } from "./fixtures.js";
 import {

@@ -6,7 +6,7 @@
  */
 import type { V1PersistentVolumeClaim, V1Pod } from "@kubernetes/client-node";
 import { Annotations, ConditionTypes, type PetSet, type PetSetVersion } from "../../../../src/api/index.js";
-import { storageBytes, templateFacts } from "../../../../src/controller/planner/claim-updates.js";
+import { storageBytes, templateFacts } from "../../../../src/controller/planner/claim-template.js";
 import {
   isAvailable,
   isRunningAndReady,
