@@ -187,6 +187,10 @@ describe("node failure: Fence", () => {
     expect(condition(plan)).toMatchObject({ status: "True", reason: "FenceFailed" });
     expect(condition(plan)?.message).toContain("web-1 on node n1");
     expect(w.records().map((r) => [r.phase, r.outcome])).toEqual([["Failed", "Paused"]]);
+    expect(plan.status.conditions.find((c) => c.type === "Progressing")).toMatchObject({
+      status: "False",
+      reason: "HookFailed",
+    });
   });
 
   it("issue 27: a hung fence times out and leaves the pet where it is", () => {
