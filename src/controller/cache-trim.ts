@@ -8,7 +8,7 @@
  * Rules:
  *  - Pods keep their metadata, `spec.containers` and `spec.initContainers` as name, image and
  *    resources (in-place resize compares them with the status, planner/in-place-resize.ts),
- *    and `status.phase`, `conditions`, `containerStatuses` and `initContainerStatuses`: what
+ *    `spec.nodeName` (lost nodes, planner/node-failure.ts), and `status.phase`, `conditions`, `containerStatuses` and `initContainerStatuses`: what
  *    the planner's pod view (planner/views.ts), adoption, the history GC and the hooks (exec
  *    picks a container by name) read. A new read of any other pod field must be added here
  *    (test/unit/controller/cache-trim.test.ts checks the view of a full pod is unchanged).
@@ -19,6 +19,9 @@
  *    and `fieldsType`; its `fieldsV1` keeps only `f:spec` -> `f:template` and
  *    `f:spec` -> `f:volumeClaimTemplates` (as empty objects), which is all `changedBy`
  *    (src/versions/describe.ts) reads to name who changed the pod-shaping content.
+ *
+ *  - Nodes keep their name, uid, resourceVersion and Ready condition (status and
+ *    lastTransitionTime) only: heartbeats and everything else are dropped (trimNode).
  *
  * Trimming is in place: client-node's informer stores the very object it hands to its first
  * handler, so the cache keeps the trimmed one (and the copy parsed from the wire is freed).
