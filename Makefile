@@ -33,6 +33,9 @@ run: $(BUILD_STAMP) ## run the controller on the embedded API server with exampl
 
 test: lint build ## every test: unit, then integration + e2e on the embedded server and on a real kube-apiserver (at once), then the conformance diff
 	@rm -f .cache/test-failures.txt; mkdir -p .cache
+	@# promtool for the alert rules' tests: built from Go modules once (about 25 min on a machine
+	@# with no Go caches, a minute with warm ones, nothing once built), before any test starts.
+	@bash test/cluster/build-promtool.sh > .cache/build-promtool.log 2>&1 || { cat .cache/build-promtool.log; echo "test: building promtool failed"; }
 	@# zsh for the zsh completion tests (test/e2e/completion.test.ts fails without it when CI=true).
 	@command -v zsh >/dev/null || [ "$${CI:-}" != "true" ] || { sudo=$$([ "$$(id -u)" = 0 ] || echo "sudo -n"); \
 	  $$sudo apt-get update -qq && $$sudo apt-get install -y -qq zsh >/dev/null; } || echo "test: installing zsh failed"

@@ -158,6 +158,11 @@ function promtoolTest(test: Obj): Promise<{ code: number; out: string }> {
   });
 }
 
+// make test builds promtool first: in CI its absence is a failure, not a skip.
+it.runIf(!havePromtool && process.env.CI === "true")("promtool is built (make test builds it)", () => {
+  expect(existsSync(PROMTOOL), `${PROMTOOL} is missing: bash test/cluster/build-promtool.sh`).toBe(true);
+});
+
 describe.skipIf(!havePromtool)(
   `alert rules under promtool test rules${havePromtool ? "" : " (skipped: no promtool; bash test/cluster/build-promtool.sh builds it)"}`,
   () => {
