@@ -123,7 +123,12 @@ describe.each(["OrderedReady", "Parallel"] as const)("scenarios, podManagementPo
     expect(progressing(w)?.reason).toBe(ProgressingReasons.rolloutComplete);
     expect(w.petSet.status?.currentVersion).toBe(1);
     updateSpec(w, (s) => {
-      s.updateStrategy.rollingUpdate = { partition: 0, maxUnavailable: 1, podUpdatePolicy: "Recreate", inPlaceResizeTimeoutSeconds: 120 };
+      s.updateStrategy.rollingUpdate = {
+        partition: 0,
+        maxUnavailable: 1,
+        podUpdatePolicy: "Recreate",
+        inPlaceResizeTimeoutSeconds: 120,
+      };
     });
     expect(runUntilConverged(w)).toBeGreaterThan(0);
     expect(w.violations).toEqual([]);
