@@ -9,27 +9,30 @@
  *  - Only a pet of the set (spec.ordinals) is replaced; a condemned pod goes by scale-down anyway.
  *    A pod that is terminating, Failed/Succeeded, or already moved by another step of this pass
  *    (a rolling update) is left to that; an unknown value is ignored.
- *  - Hooks, as the change is: `keep` runs preUpdate (the pet restarts on its storage), `recreate`
- *    runs preScaleDown (its data leaves it, as in a scale-down). Ids are
- *    `<hook>.<set>.replace.<ordinal>.<pod uid prefix>`, records on the pod's version. As for
- *    updates, preUpdate is not run on a pod that is not Ready, and an exec preScaleDown on it is
+ *  - Hooks, in order, each a phase recorded in the API: `keep` runs preUpdate (the pet restarts
+ *    on its storage); `recreate` runs preUpdate first (the pet is about to stop, as in an update:
+ *    e.g. it hands over leadership), then, once that succeeded, preScaleDown (its data leaves it,
+ *    as in a scale-down), then deletes the claims, then the pod. Ids are
+ *    `<hook>.<set>.replace.<ordinal>.<pod uid prefix>`, records on the pod's version; a request
+ *    changed from keep to recreate finds its preUpdate done. As for updates, preUpdate is not run
+ *    on a pod that is not Ready (a Running one is cancelled), and an exec preScaleDown on it is
  *    skipped (scale-down-hooks.ts).
- *  - Budget: a Ready pet goes (hook, claims, pod: each phase) only while the unavailable pets
+ *  - Budget: a Ready pet goes (each hook, claims, pod: each phase) only while the unavailable pets
  *    (scale-budget.ts) and the pods this pass already deletes or patches number fewer than
  *    rollingUpdate.maxUnavailable; OrderedReady also only while every pet is available. Pets
- *    already in their replacement (hook started, claims deleting) go first; a started hook
- *    waiting for a slot keeps running. A pet that is not Ready goes at once (it serves nothing,
- *    SPEC rule 4). Not held by pause, steps or preRollout: a replacement is not a move between
- *    versions.
- *  - `recreate`: the pet's claims (its version's templates) are deleted first, the pod stays until
- *    none is left undeleted; then the pod is deleted; pet creation (pet-creation.ts) waits for
- *    terminating claims to go, then creates fresh ones. While asked, a missing claim of the
+ *    already in their replacement (a hook started, claims deleting) go first; a started hook
+ *    waiting for a slot keeps running (a finished one stays done). A pet that is not Ready goes
+ *    at once (it serves nothing, SPEC rule 4). Not held by pause, steps or preRollout: a
+ *    replacement is not a move between versions.
+ *  - `recreate`, after its hooks: the pet's claims (its version's templates) are deleted, the pod
+ *    stays until none is left undeleted; then the pod is deleted; pet creation (pet-creation.ts)
+ *    waits for terminating claims to go, then creates fresh ones. While asked, a missing claim of the
  *    running pod is not recreated (`rebuildingClaims`).
  *  - The new pod is created by the normal creation rules (pet-creation.ts): at the pet's own
  *    version, unless the rollout in flight moves that pet now, where it is the target, as the
  *    update would have made it.
  */
-import { Annotations, claimName } from "../../api/index.js";
+import { Annotations, claimName, type HookRecord } from "../../api/index.js";
 import { uidPrefix } from "./hook-records.js";
 import { gateHook, type HookRequest } from "./hooks.js";
 import { deletePod, event, type PlanContext } from "./plan-context.js";
@@ -61,8 +64,14 @@ export function replacementHookPrefix(setName: string, hook: "preUpdate" | "preS
   return `${hook}.${setName}.replace.`;
 }
 
-function hookRequest(ctx: PlanContext, pod: PodView, mode: ReplaceClaimMode): HookRequest {
-  const hook = mode === "keep" ? "preUpdate" : "preScaleDown";
+type ReplacementHook = "preUpdate" | "preScaleDown";
+
+/** The hooks of a replacement, in the order they run (see the header). */
+function hooksOf(mode: ReplaceClaimMode): readonly ReplacementHook[] {
+  return mode === "keep" ? ["preUpdate"] : ["preUpdate", "preScaleDown"];
+}
+
+function hookRequest(ctx: PlanContext, pod: PodView, hook: ReplacementHook): HookRequest {
   const holder = ctx.index.byNumber(pod.version) ?? ctx.versions.current;
   const req: HookRequest = {
     hook,
@@ -77,6 +86,13 @@ function hookRequest(ctx: PlanContext, pod: PodView, mode: ReplaceClaimMode): Ho
   return req;
 }
 
+/** The hook records of this replacement that started (not Cancelled). */
+function startedRecords(ctx: PlanContext, pod: PodView, mode: ReplaceClaimMode): HookRecord[] {
+  return hooksOf(mode)
+    .map((hook) => ctx.hooks.records.get(hookRequest(ctx, pod, hook).id ?? "")?.record)
+    .filter((r): r is HookRecord => r !== undefined && r.phase !== "Cancelled");
+}
+
 /** The pod's claims (its version's templates) that exist and are not being deleted. */
 function liveClaims(ctx: PlanContext, pod: PodView): ClaimView[] {
   const version = ctx.index.byNumber(pod.version) ?? ctx.versions.current;
@@ -87,11 +103,9 @@ function liveClaims(ctx: PlanContext, pod: PodView): ClaimView[] {
     );
 }
 
-/** Started: its hook has a record, or its claims are going. It keeps its slot. */
+/** Started: a hook of it has a record, or its claims are going. It keeps its slot. */
 function inProgress(ctx: PlanContext, pod: PodView, mode: ReplaceClaimMode): boolean {
-  const id = hookRequest(ctx, pod, mode).id ?? "";
-  const record = ctx.hooks.records.get(id)?.record;
-  if (record !== undefined && record.phase !== "Cancelled") return true;
+  if (startedRecords(ctx, pod, mode).length > 0) return true;
   return mode === "recreate" && liveClaims(ctx, pod).length < claimCount(ctx, pod);
 }
 
@@ -99,11 +113,14 @@ function claimCount(ctx: PlanContext, pod: PodView): number {
   return (ctx.index.byNumber(pod.version) ?? ctx.versions.current).spec.volumeClaimTemplates.length;
 }
 
+/** Each hook in order: the next one starts only once the one before is done (or skipped). */
 function gate(ctx: PlanContext, pod: PodView, mode: ReplaceClaimMode): "done" | "wait" {
-  const req = hookRequest(ctx, pod, mode);
-  if (mode === "keep" && !isRunningAndReady(pod)) return "done";
-  if (mode === "recreate" && skipExecOnUnreadyPod(ctx, pod)) return "done";
-  return gateHook(ctx, req);
+  for (const hook of hooksOf(mode)) {
+    if (hook === "preUpdate" && !isRunningAndReady(pod)) continue;
+    if (hook === "preScaleDown" && skipExecOnUnreadyPod(ctx, pod)) continue;
+    if (gateHook(ctx, hookRequest(ctx, pod, hook)) === "wait") return "wait";
+  }
+  return "done";
 }
 
 function replace(ctx: PlanContext, pod: PodView, mode: ReplaceClaimMode): void {
@@ -157,8 +174,10 @@ export function planReplacements(ctx: PlanContext, allPetsHealthy: boolean): voi
     if (isRunningAndReady(pod)) {
       if (budget <= 0) {
         // No slot now: a started hook keeps running (not cancelled); the pet goes later.
-        const id = hookRequest(ctx, pod, mode).id;
-        if (started && id !== undefined && ctx.hooks.records.has(id)) ctx.hooks.requested.add(id);
+        if (started) {
+          for (const r of startedRecords(ctx, pod, mode))
+            if (r.phase === "Running") ctx.hooks.requested.add(r.id);
+        }
         continue;
       }
       budget--;

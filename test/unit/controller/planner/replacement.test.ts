@@ -1,7 +1,8 @@
 /**
  * Targeted replacement (issue 28, replacement.ts): a pod annotated petset.dev/replace is
- * replaced once, through preUpdate (claims kept) or preScaleDown (claims recreated), within
- * maxUnavailable, at its own version, whatever the pause or rollout state.
+ * replaced once, through preUpdate (claims kept) or preUpdate then preScaleDown (claims
+ * recreated, issue 26), within maxUnavailable, at its own version, whatever the pause or rollout
+ * state.
  */
 import { describe, expect, it } from "vitest";
 import { Annotations, claimName } from "../../../../src/api/index.js";
@@ -166,6 +167,50 @@ describe("issue 28: targeted replacement through its hooks (simulated)", () => {
     expect(podsOf(world).map((x) => `${x.name} ${x.ready}`)).toEqual(["web-0 true", "web-1 true"]);
     expect(allRecords(world).map((r) => `${r.hook} ${r.pod} ${r.phase}`)).toEqual([
       "preScaleDown web-1 Succeeded",
+    ]);
+    expect(hw.violations).toEqual([]);
+    expect(world.violations).toEqual([]);
+  });
+
+  it("issue 26: replace --claims recreate runs preUpdate, then preScaleDown, then deletes the claims, then the pod", () => {
+    const world = createWorld(
+      makePetSet({
+        replicas: 2,
+        volumeClaimTemplates: [{ metadata: { name: "data" }, spec: { accessModes: ["ReadWriteOnce"] } }],
+        lifecycle: { preUpdate: hookSpec(), preScaleDown: hookSpec() },
+      }),
+    );
+    const hw = withHooks(world, { ticks: 2 });
+    expect(runUntilConverged(world)).toBeGreaterThanOrEqual(0);
+    const claimBefore = world.claims.get("data-web-1")?.uid;
+    ask(world, 1, "recreate");
+    // Every pass is a fresh plan over the world's data (records, claims, pods): what a restarted
+    // controller sees. The timeline interleaves the plan's steps with the runner's starts and ends.
+    const timeline: string[] = [];
+    for (let t = 0; t < 40; t++) {
+      const [started, finished] = [hw.started.length, hw.finished.length];
+      const result = hookSync(hw);
+      for (const s of result.steps) {
+        if (s.kind === "deleteClaim") timeline.push(`deleteClaim ${s.claimName}`);
+        if (s.kind === "deletePod") timeline.push(`deletePod ${s.podName} (${s.reason})`);
+      }
+      timeline.push(...hw.started.slice(started).map((x) => `start ${x}`));
+      timeline.push(...hw.finished.slice(finished).map((x) => `end ${x}`));
+      tick(world);
+    }
+    expect(timeline).toEqual([
+      "start preUpdate web-1 v1",
+      "end preUpdate web-1 v1 succeed",
+      "start preScaleDown web-1 v1",
+      "end preScaleDown web-1 v1 succeed",
+      "deleteClaim data-web-1",
+      "deletePod web-1 (replace)",
+    ]);
+    expect(world.claims.get("data-web-1")?.uid).not.toBe(claimBefore);
+    expect(podsOf(world).map((x) => `${x.name} ${x.ready}`)).toEqual(["web-0 true", "web-1 true"]);
+    expect(allRecords(world).map((r) => `${r.id.split(".").slice(0, 4).join(".")} ${r.phase}`)).toEqual([
+      "preUpdate.web.replace.1 Succeeded",
+      "preScaleDown.web.replace.1 Succeeded",
     ]);
     expect(hw.violations).toEqual([]);
     expect(world.violations).toEqual([]);
