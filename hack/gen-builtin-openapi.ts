@@ -68,6 +68,11 @@ export const TARGETS: Target[] = [
     prefix: "/apis/storage.k8s.io/v1",
     resources: { storageclasses: [], volumeattachments: ["status"] },
   },
+  {
+    file: "apis__storage.k8s.io__v1beta1_openapi.json",
+    prefix: "/apis/storage.k8s.io/v1beta1",
+    resources: { volumeattributesclasses: [] },
+  },
 ];
 
 type Json = Record<string, unknown>;

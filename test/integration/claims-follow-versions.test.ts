@@ -2,11 +2,18 @@
  * Issue 26: claims follow versions (spec.volumeClaimUpdatePolicy InPlace, docs/volumes.md), on
  * both backends with the same code (the storage simulation: StorageClasses `standard` and
  * `fixed-size`, kube's resize admission, the simulated resizer). One PetSet `web` of 3 pets goes
- * through the cases in order (grow, mixed change, new claim template, shrink refused); a second
- * one-pet set on the `fixed-size` class is refused for growth. Watches of pods and claims feed
+ * through the cases in order (grow, mixed change, new claim template, shrink refused, then a
+ * followable version naming a VolumeAttributesClass); a second one-pet set on the `fixed-size`
+ * class is refused for growth. Watches of pods and claims feed
  * the claims invariant (test/support/claim-invariant-rules.ts) and record the order of writes.
  */
-import { type V1PersistentVolumeClaim, type V1Pod, Watch } from "@kubernetes/client-node";
+import {
+  PatchStrategy,
+  setHeaderOptions,
+  type V1PersistentVolumeClaim,
+  type V1Pod,
+  Watch,
+} from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConditionTypes, Labels } from "../../src/api/index.js";
 import { type ClaimState, judgeClaims, type PodState } from "../support/claim-invariant-rules.js";
@@ -39,6 +46,9 @@ const claims: ClaimState[] = [];
 /** Pod deletions asked (deletionTimestamp first seen), by resourceVersion. */
 const podDeletions: { rv: number; name: string }[] = [];
 const stops: (() => void)[] = [];
+/** Cluster-scoped objects to remove at the end (the real cluster outlives the test). */
+const releases: (() => Promise<unknown>)[] = [];
+const vacs = { group: "storage.k8s.io", version: "v1beta1", plural: "volumeattributesclasses" };
 
 const data = (storage: string, storageClassName = "standard") => ({
   metadata: { name: "data" },
@@ -116,6 +126,7 @@ beforeAll(async () => {
 }, TEST_MS);
 
 afterAll(async () => {
+  for (const release of releases) await release().catch(() => undefined);
   for (const stop of stops) stop();
   await env?.stop();
 });
@@ -248,6 +259,44 @@ describe("issue 26: claims follow versions (volumeClaimUpdatePolicy InPlace)", (
       );
       expect(await uids("fixed")).toEqual(before);
       expect((await claim("data-fixed-0")).spec?.resources?.requests?.storage).toBe("1Gi");
+    },
+    TEST_MS,
+  );
+
+  it(
+    "issue 26: a version that sets volumeAttributesClassName on a claim template updates every pet's claim, pods kept",
+    async () => {
+      // kube-apiserver 1.33 takes the change on a Bound claim with the VolumeAttributesClass gate
+      // and storage.k8s.io/v1beta1 on; it does not look the class up, but a user creates it first.
+      const gold = `${env.namespace}-gold`;
+      await env.custom.createClusterCustomObject({
+        ...vacs,
+        body: {
+          apiVersion: "storage.k8s.io/v1beta1",
+          kind: "VolumeAttributesClass",
+          metadata: { name: gold },
+          driverName: "csi.petset.dev",
+          parameters: { iops: "3000" },
+        },
+      });
+      // No vac-protection controller runs on either backend: the finalizer goes by hand.
+      releases.push(async () => {
+        await env.custom.deleteClusterCustomObject({ ...vacs, name: gold });
+        await env.custom.patchClusterCustomObject(
+          { ...vacs, name: gold, body: { metadata: { finalizers: null } } },
+          setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+        );
+      });
+      const before = await uids("web");
+      const goldData = { ...data("3Gi"), spec: { ...data("3Gi").spec, volumeAttributesClassName: gold } };
+      // The way out of the refused shrink (version 5): a version that can be followed.
+      await patchPetSet(env, "web", { spec: { volumeClaimTemplates: [goldData, logs] } });
+      await waitRolledOut(env, "web", 6);
+      expect(await uids("web")).toEqual(before);
+      for (const o of [0, 1, 2]) {
+        expect((await claim(`data-web-${o}`)).spec?.volumeAttributesClassName).toBe(gold);
+        expect((await claim(`logs-web-${o}`)).spec?.volumeAttributesClassName).toBeUndefined();
+      }
     },
     TEST_MS,
   );

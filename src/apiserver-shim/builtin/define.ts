@@ -37,6 +37,7 @@ const RETURNS_DELETED_OBJECT = new Set([
   "/persistentvolumes",
   "/namespaces",
   "storage.k8s.io/storageclasses",
+  "storage.k8s.io/volumeattributesclasses",
 ]);
 
 export function defineBuiltin(s: BuiltinSpec): ResourceDefinition {

@@ -23,6 +23,7 @@ export const BUILTIN_OPENAPI_FILES: Record<string, string> = {
   "apis/apps/v1": "apis__apps__v1_openapi.json",
   "apis/apiextensions.k8s.io/v1": "apis__apiextensions.k8s.io__v1_openapi.json",
   "apis/storage.k8s.io/v1": "apis__storage.k8s.io__v1_openapi.json",
+  "apis/storage.k8s.io/v1beta1": "apis__storage.k8s.io__v1beta1_openapi.json",
 };
 
 const cache = new Map<string, { raw: string; doc: OpenApiDocument }>();

@@ -19,6 +19,7 @@ import { statefulSetsDefinition } from "./statefulsets.js";
 import { storageClassDefinition } from "./storage-classes.js";
 import { pvcDefinition, pvDefinition } from "./storage-resources.js";
 import { volumeAttachmentDefinition } from "./volume-attachments.js";
+import { volumeAttributesClassDefinition } from "./volume-attributes-classes.js";
 
 export function registerBuiltins(registry: ResourceRegistry, objects: ObjectStore, clock: Clock): void {
   for (const def of [
@@ -33,6 +34,7 @@ export function registerBuiltins(registry: ResourceRegistry, objects: ObjectStor
     pvDefinition,
     storageClassDefinition,
     volumeAttachmentDefinition,
+    volumeAttributesClassDefinition,
     nodesDefinition,
     coreEventsDefinition,
     leasesDefinition,

@@ -89,6 +89,38 @@ export function classAllowsExpansion(objects: ObjectStore, name: string): boolea
   return sc?.allowVolumeExpansion === true;
 }
 
+/**
+ * kube's validateParameters (StorageClass `parameters`, allowEmpty; VolumeAttributesClass
+ * `parameters`, at least one pair): at most 512 pairs and 256 KiB of keys and values, no empty key.
+ */
+export function storageParameterErrors(parameters: unknown, allowEmpty: boolean): FieldError[] {
+  const errs: FieldError[] = [];
+  const params = isPlainObject(parameters) ? parameters : {};
+  const keys = Object.keys(params);
+  if (keys.length > MAX_PARAMETERS) {
+    errs.push({
+      type: "FieldValueTooLong",
+      field: "parameters",
+      message: `parameters: Too long: may not be more than ${MAX_PARAMETERS} items`,
+    });
+    return errs;
+  }
+  let size = 0;
+  for (const k of keys) {
+    if (k.length < 1) errs.push(fieldInvalid("parameters", k, "field can not be empty."));
+    size += k.length + String(params[k] ?? "").length;
+  }
+  if (size > MAX_PARAMETERS_SIZE)
+    errs.push({
+      type: "FieldValueTooLong",
+      field: "parameters",
+      message: `parameters: Too long: may not be more than ${MAX_PARAMETERS_SIZE} bytes`,
+    });
+  if (!allowEmpty && keys.length === 0)
+    errs.push(fieldRequired("parameters", "must contain at least one key/value pair"));
+  return errs;
+}
+
 export function validateStorageClass(sc: KubeObject): FieldError[] {
   const errs: FieldError[] = [];
   const provisioner = typeof sc.provisioner === "string" ? sc.provisioner : "";
@@ -96,27 +128,7 @@ export function validateStorageClass(sc: KubeObject): FieldError[] {
   else
     for (const m of qualifiedNameErrors(provisioner.toLowerCase()))
       errs.push(fieldInvalid("provisioner", provisioner.toLowerCase(), m));
-  const params = isPlainObject(sc.parameters) ? sc.parameters : {};
-  const keys = Object.keys(params);
-  if (keys.length > MAX_PARAMETERS)
-    errs.push({
-      type: "FieldValueTooLong",
-      field: "parameters",
-      message: `parameters: Too long: may not be more than ${MAX_PARAMETERS} items`,
-    });
-  else {
-    let size = 0;
-    for (const k of keys) {
-      if (k.length < 1) errs.push(fieldInvalid("parameters", k, "field can not be empty."));
-      size += k.length + String(params[k] ?? "").length;
-    }
-    if (size > MAX_PARAMETERS_SIZE)
-      errs.push({
-        type: "FieldValueTooLong",
-        field: "parameters",
-        message: `parameters: Too long: may not be more than ${MAX_PARAMETERS_SIZE} bytes`,
-      });
-  }
+  errs.push(...storageParameterErrors(sc.parameters, true));
   const reclaim = sc.reclaimPolicy;
   if (typeof reclaim === "string" && reclaim !== "" && !RECLAIM_POLICIES.includes(reclaim))
     errs.push(fieldNotSupported("reclaimPolicy", reclaim, RECLAIM_POLICIES));

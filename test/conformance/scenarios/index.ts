@@ -11,6 +11,7 @@ import { listWatchScenarios } from "./list-watch.js";
 import { petSetScenarios } from "./petsets.js";
 import { statefulSetControllerScenarios } from "./statefulset-controller.js";
 import { storageScenarios } from "./storage.js";
+import { volumeAttributesClassScenarios } from "./volume-attributes-classes.js";
 
 export const SCENARIOS: Scenario[] = [
   ...configMapScenarios,
@@ -23,4 +24,5 @@ export const SCENARIOS: Scenario[] = [
   ...jobScenarios,
   ...statefulSetControllerScenarios,
   ...storageScenarios,
+  ...volumeAttributesClassScenarios,
 ];
