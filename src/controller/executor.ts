@@ -176,8 +176,13 @@ async function executeStep(
       if (deps.nodeFencing === undefined) throw new Error("no node fencing adapter");
       const fencing = deps.nodeFencing;
       // Right before the delete, uncached: a node Ready again keeps its pet (node-fencing.ts).
-      if ((await fencing.checkNode(step.node, step.taintOutOfService)) === "ready")
+      const node = await fencing.checkNode(step.node, step.taintOutOfService, step.lostSince);
+      if (node === "ready")
         throw new StaleViewError(`node ${step.node} is Ready again (read uncached): ${step.podName} stays`);
+      if (node === "changed")
+        throw new StaleViewError(
+          `node ${step.node} changed state since the plan's view (read uncached): ${step.podName} stays until a fence for this loss succeeds`,
+        );
       const gone = { kind: "gone", resource: "pods", name: step.podName, uid: step.uid } as const;
       const deleted = await expectBefore(deps.expect, gone, () =>
         fencing.forceDeletePod(ns, step.podName, step.uid),

@@ -4,7 +4,9 @@
  * fenced kubeconfig it is given, so a replica without the Lease writes nothing. The contract of
  * a move, in the order the executor calls it:
  *  1. The node is read uncached (a GET). Ready=True: nothing is done and it answers
- *     "node-ready" (the fence was for a node that came back; the pet stays).
+ *     "ready" (the fence was for a node that came back; the pet stays). Its Ready condition
+ *     changed after the loss time the plan saw: "changed", nothing is done (it came back and
+ *     was lost again; the fence may be for the earlier loss).
  *  2. With `taintOutOfService`, the node gets node.kubernetes.io/out-of-service=nodeshutdown:
  *     NoExecute (a JSON patch with a test on its resourceVersion: a concurrent change retries
  *     on the next sync). A node that is gone is not tainted.
@@ -26,8 +28,15 @@ import { isNotFound } from "./api-errors.js";
 import type { WriteCounter } from "./write-counter.js";
 
 export interface NodeFencing {
-  /** Steps 1-2: "ready" when the node (read uncached) is Ready again; else tainted if asked. */
-  checkNode(node: string, taintOutOfService: boolean): Promise<"ready" | "lost">;
+  /**
+   * Steps 1-2: "ready" when the node (read uncached) is Ready again, "changed" when its Ready
+   * condition changed after `lostSince` (ms); else tainted if asked.
+   */
+  checkNode(
+    node: string,
+    taintOutOfService: boolean,
+    lostSince?: number,
+  ): Promise<"ready" | "changed" | "lost">;
   /** Step 3: grace period 0, uid precondition; false when the pod was already gone. */
   forceDeletePod(namespace: string, name: string, uid: string): Promise<boolean>;
   /** Step 4: deletes the attachments to `node` of the claims' volumes; returns their names. */
@@ -36,6 +45,14 @@ export interface NodeFencing {
 
 export function nodeIsReady(node: V1Node | undefined): boolean {
   return node?.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
+}
+
+/** The node's Ready condition changed after `lostSince` (ms): a loss newer than the plan's. */
+export function readyChangedSince(node: V1Node | undefined, lostSince: number | undefined): boolean {
+  if (lostSince === undefined || node === undefined) return false;
+  const at = node.status?.conditions?.find((c) => c.type === "Ready")?.lastTransitionTime;
+  if (at === undefined) return false;
+  return new Date(at).getTime() > lostSince;
 }
 
 export function createNodeFencing(kubeConfig: KubeConfig, writes: WriteCounter): NodeFencing {
@@ -85,9 +102,10 @@ export function createNodeFencing(kubeConfig: KubeConfig, writes: WriteCounter):
   };
 
   return {
-    async checkNode(name, taintOutOfService) {
+    async checkNode(name, taintOutOfService, lostSince) {
       const node = await readNode(name);
       if (nodeIsReady(node)) return "ready";
+      if (readyChangedSince(node, lostSince)) return "changed";
       if (taintOutOfService && node !== undefined) await taint(node);
       return "lost";
     },

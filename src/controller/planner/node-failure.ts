@@ -34,7 +34,11 @@
  *    precondition and the app elects a new leader (docs/failover.md).
  *  - A node Ready again: a fence Running for it is cancelled ("node Ready again") and a finished
  *    one retired (Cancelled), so a later loss of the same pod runs a new fence; nothing is
- *    deleted. A pod already terminating on a lost node is fenced like any other (a graceful
+ *    deleted. A fence answered before the node's current loss began (its Ready
+ *    lastTransitionTime is later than the answer: the node came back and was lost again, and no
+ *    sync saw it Ready) is retired the same way: it fenced an earlier loss, a new one runs. The
+ *    force-delete step carries the loss time the plan saw; the executor's uncached read refuses
+ *    when the node's Ready condition changed after it (a flap the view has not caught up with). A pod already terminating on a lost node is fenced like any other (a graceful
  *    delete never ends while its kubelet is away).
  */
 import {
@@ -147,7 +151,8 @@ export function planNodeFailure(ctx: PlanContext): LostPet[] {
       }
       slots--;
     }
-    out.push(report(l, gateFence(ctx, l.pod, nf.taintOutOfService)));
+    const lostSince = nodes.get(l.pod.nodeName ?? "")?.readySince;
+    out.push(report(l, gateFence(ctx, l.pod, nf.taintOutOfService, lostSince)));
   }
   return out.sort((a, b) => a.ordinal - b.ordinal);
 }
@@ -163,7 +168,12 @@ function report(l: { pod: PodView; why: string; since: number }, state: LostPetS
   };
 }
 
-function gateFence(ctx: PlanContext, pod: PodView, taint: boolean): LostPetState {
+function gateFence(
+  ctx: PlanContext,
+  pod: PodView,
+  taint: boolean,
+  lostSince: number | undefined,
+): LostPetState {
   const req: HookRequest = {
     hook: "fence",
     holder: ctx.index.byNumber(pod.version) ?? ctx.versions.current,
@@ -185,6 +195,7 @@ function gateFence(ctx: PlanContext, pod: PodView, taint: boolean): LostPetState
     uid: pod.uid,
     resourceVersion: pod.resourceVersion,
     node: pod.nodeName ?? "",
+    ...(lostSince !== undefined ? { lostSince } : {}),
     taintOutOfService: taint,
     fenceId: req.id ?? "",
     claimNames: req.holder.spec.volumeClaimTemplates.map((t) =>
@@ -233,19 +244,38 @@ function gateFencedLeaderSwitchover(
   return gateHook(ctx, req);
 }
 
-/** Nodes Ready again: their fences are cancelled or retired (see the header). */
+/** A finished fence answered before the node's current loss began (see the header). */
+function answeredBeforeLoss(record: HookRecord, node: NodeView | undefined): boolean {
+  if (node === undefined || node.ready === "True" || node.readySince === undefined) return false;
+  if (record.phase !== "Succeeded" && record.phase !== "Failed") return false;
+  const answered = Date.parse(record.finishedAt ?? record.startedAt);
+  return Number.isFinite(answered) && answered < node.readySince;
+}
+
+/** Nodes Ready again, or lost again since the fence's answer: their fences are retired (see the header). */
 function retireFencesOfNodesBack(ctx: PlanContext, nodes: ReadonlyMap<string, NodeView>): void {
   const iso = new Date(ctx.input.now).toISOString();
   for (const pod of ctx.podsByOrdinal.values()) {
-    if (pod.nodeName === undefined || nodes.get(pod.nodeName)?.ready !== "True") continue;
+    if (pod.nodeName === undefined) continue;
+    const node = nodes.get(pod.nodeName);
     const found = fenceRecord(ctx, pod);
     if (found === undefined || found.record.phase === "Cancelled") continue;
     const { record, holder } = found;
+    const after = `after: ${record.phase}${record.message !== undefined ? `, ${record.message}` : ""}`;
+    if (node?.ready !== "True") {
+      if (!answeredBeforeLoss(record, node)) continue;
+      writeRecord(ctx.hooks, holder, {
+        ...record,
+        phase: "Cancelled",
+        message: `node ${pod.nodeName} came back and was lost again since this fence's answer: a new fence runs (${after})`,
+      });
+      continue;
+    }
     writeRecord(ctx.hooks, holder, {
       ...record,
       phase: "Cancelled",
       finishedAt: record.finishedAt ?? iso,
-      message: `node ${pod.nodeName} is Ready again: the pet stays (after: ${record.phase}${record.message !== undefined ? `, ${record.message}` : ""})`,
+      message: `node ${pod.nodeName} is Ready again: the pet stays (${after})`,
     });
     event(
       ctx,

@@ -178,6 +178,11 @@ export type Step =
 export interface ForceDeleteLostPodStep extends PodRef {
   kind: "forceDeleteLostPod";
   node: string;
+  /**
+   * The node's Ready lastTransitionTime (ms) the plan saw: the executor does nothing when the
+   * node's condition, read uncached, changed after it (the node came back since).
+   */
+  lostSince?: number;
   taintOutOfService: boolean;
   fenceId: string;
   /** The pet's claims: attachments of their volumes to `node` are deleted. */

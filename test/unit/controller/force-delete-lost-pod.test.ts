@@ -3,10 +3,12 @@
  * uncached right before the force delete and a node Ready again keeps its pet; otherwise the
  * optional taint, the force delete (intent recorded first), then the attachments.
  */
+
+import type { V1Node } from "@kubernetes/client-node";
 import { describe, expect, it } from "vitest";
 import { executeSteps, StepError } from "../../../src/controller/executor.js";
 import type { Expectation } from "../../../src/controller/expectations.js";
-import type { NodeFencing } from "../../../src/controller/node-fencing.js";
+import { type NodeFencing, readyChangedSince } from "../../../src/controller/node-fencing.js";
 import type { ForceDeleteLostPodStep } from "../../../src/controller/planner/index.js";
 import { makePetSet } from "./planner/fixtures.js";
 
@@ -92,5 +94,48 @@ describe("forceDeleteLostPod", () => {
       "force-delete default/web-1 uid=uid-1",
       "attachments default n1 data-web-1",
     ]);
+  });
+});
+
+describe("forceDeleteLostPod: a node that came back and was lost again", () => {
+  it("issue 27: the node's Ready condition changed after the loss the plan saw: nothing is deleted", async () => {
+    const calls: string[] = [];
+    const seen: (number | undefined)[] = [];
+    const changed: NodeFencing = {
+      ...fencing("lost", calls),
+      async checkNode(name, taint, lostSince) {
+        calls.push(`check ${name} taint=${taint}`);
+        seen.push(lostSince);
+        return "changed";
+      },
+    };
+    const run = executeSteps(
+      {
+        pods: unused,
+        claims: unused,
+        petSets: unused,
+        versions: unused,
+        nodeFencing: changed,
+        expect: () => () => {},
+      },
+      makePetSet(),
+      [],
+      [{ ...step, lostSince: 1_000 }],
+    );
+    await expect(run).rejects.toBeInstanceOf(StepError);
+    expect(calls).toEqual(["check n1 taint=true"]);
+    expect(seen).toEqual([1_000]);
+  });
+
+  it("issue 27: readyChangedSince: a Ready transition after the plan's loss time is a change; the same or older is not", () => {
+    const node = (at: string): V1Node => ({
+      status: { conditions: [{ type: "Ready", status: "Unknown", lastTransitionTime: new Date(at) }] },
+    });
+    const lostSince = Date.parse("2026-12-05T10:00:00Z");
+    expect(readyChangedSince(node("2026-12-05T10:00:00Z"), lostSince)).toBe(false);
+    expect(readyChangedSince(node("2026-12-05T09:59:00Z"), lostSince)).toBe(false);
+    expect(readyChangedSince(node("2026-12-05T10:00:30Z"), lostSince)).toBe(true);
+    expect(readyChangedSince(node("2026-12-05T10:00:30Z"), undefined)).toBe(false);
+    expect(readyChangedSince(undefined, lostSince)).toBe(false);
   });
 });

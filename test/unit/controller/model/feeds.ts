@@ -1,8 +1,10 @@
 /** Feeds (what each object's watch delivers, in order) and a replica's view of them. See stale-model.ts. */
 import type { PetSetVersion } from "../../../../src/api/index.js";
+import type { NodeView } from "../../../../src/controller/planner/node-failure.js";
 import type { ClaimView, PodView } from "../../../../src/controller/planner/views.js";
 import type { World } from "../planner/simulate.js";
 import { checkTruth } from "./invariants.js";
+import { checkNodeTruth } from "./nodes.js";
 import type { FeedState, Model, Replica, View } from "./stale-model.js";
 
 // ------------------------------------------------------------------ feeds and views
@@ -21,10 +23,12 @@ export function record(m: Model): void {
   }
   for (const [name, pod] of world.pods) push(`pod/${name}`, pod.view);
   for (const [name, claim] of world.claims) push(`claim/${name}`, claim);
+  for (const node of m.nodes?.truth.values() ?? []) push(`node/${node.name}`, node);
   push("petset", world.petSet);
   // Versions are never deleted in the model (no GC): one feed per version object.
   for (const v of world.versions) push(`version/${v.metadata.name}`, v);
   checkTruth(m);
+  if (m.nodes !== undefined) checkNodeTruth(m);
 }
 
 export function feedKeys(m: Model): string[] {
@@ -57,6 +61,7 @@ export function viewOf(m: Model, r: Replica): View {
   const pods: PodView[] = [];
   const claims: ClaimView[] = [];
   const versions: World["versions"] = [];
+  const nodes: NodeView[] = [];
   for (const key of m.feeds.keys()) {
     if (key.startsWith("version/")) {
       const v = seen<PetSetVersion>(m, r, key);
@@ -67,6 +72,9 @@ export function viewOf(m: Model, r: Replica): View {
     } else if (key.startsWith("claim/")) {
       const c = seen<ClaimView>(m, r, key);
       if (c !== undefined) claims.push(c);
+    } else if (key.startsWith("node/")) {
+      const n = seen<NodeView>(m, r, key);
+      if (n !== undefined) nodes.push(n);
     }
   }
   return {
@@ -74,6 +82,7 @@ export function viewOf(m: Model, r: Replica): View {
     versions: versions.sort((a, b) => a.spec.version - b.spec.version),
     pods,
     claims,
+    ...(m.nodes !== undefined ? { nodes } : {}),
   };
 }
 

@@ -47,8 +47,8 @@ export function applyChecked(m: Model, r: Replica, f: InFlight, step: Step): voi
 }
 
 /**
- * Pets unavailable in the truth, leaving out those a user disrupted while the view the sync
- * planned from still showed them available (no controller can count what it has not been
+ * Pets unavailable in the truth, leaving out those a user disrupted (or whose node was lost)
+ * while the view the sync planned from still showed them available (no controller can count what it has not been
  * told; a disruption the watch delivers mid-sync was not in the plan either).
  */
 function knownUnavailable(m: Model, f: InFlight): number {
@@ -65,7 +65,14 @@ function knownUnavailable(m: Model, f: InFlight): number {
       m.userDeleted.has(viewed.uid) &&
       viewed.deletionTimestamp === undefined &&
       (truth === undefined || truth.uid === viewed.uid);
-    if (!unseen) n++;
+    // A node lost (nodes.ts) after the view showed its pet available: as unseen as a user's delete.
+    const lostUnseen =
+      viewed !== undefined &&
+      truth?.uid === viewed.uid &&
+      truth.nodeName !== undefined &&
+      m.nodes?.truth.get(truth.nodeName ?? "")?.ready !== "True" &&
+      isAvailable(viewed, minReady, m.world.now);
+    if (!unseen && !lostUnseen) n++;
   }
   return n;
 }

@@ -8,6 +8,7 @@ import type { PetSetVersion } from "../../../../src/api/index.js";
 import type { Expectation } from "../../../../src/controller/expectations.js";
 import { record } from "./feeds.js";
 import { applyChecked } from "./invariants.js";
+import { bindNew, forceDeleteLost } from "./nodes.js";
 import { type InFlight, type Model, type ModelStep, noteWrite, type Replica } from "./stale-model.js";
 
 export type Outcome = "ok" | "conflict" | "notFound" | "alreadyExists";
@@ -36,6 +37,7 @@ export function perform(
       return "alreadyExists";
     }
     applyChecked(m, r, f, step);
+    if (m.nodes !== undefined) bindNew(m, name);
     expect({ kind: "present", resource: "pods", name, uid: world.pods.get(name)?.view.uid ?? "" });
     return "ok";
   }
@@ -82,6 +84,7 @@ export function perform(
     applyChecked(m, r, f, step);
     return "ok";
   }
+  if (step.kind === "forceDeleteLostPod") return forceDeleteLost(m, r, step, expect);
   const pod = world.pods.get(step.podName);
   if (pod === undefined || pod.view.uid !== step.uid) {
     if (step.kind === "deletePod") {

@@ -3,15 +3,21 @@
  * its rule-1 check reads the numbers the real version recorder chose and must report a
  * history that breaks the rule; a recorder whose records can collide and a fence that stays
  * valid past the Lease, each run through the model, must be reported; so must a planner that
- * ignores maxUnavailable (the budget judge). Roles and steps: roles-steps-model.test.ts.
+ * ignores maxUnavailable (the budget judge). Lost nodes (issue 27): a planner with the fence gate
+ * off, and one that fences past maxUnavailable, found by the fence-model schedules. Roles and
+ * steps: roles-steps-model.test.ts.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { planRollout } from "../../../../src/controller/planner/index.js";
 import { planVersionSync } from "../../../../src/versions/plan-sync.js";
 import { makePetSet } from "../planner/fixtures.js";
 import { converged, createWorld, setImage } from "../planner/simulate.js";
+import { fenceModel, playFence, syncFresh, withNodes } from "./fence-schedule.js";
 import { frozenLeaderResumes } from "./frozen-leader.js";
 import { checkRecorded, recorded, versionFindings } from "./invariants.js";
+import { fences, loseNode } from "./nodes.js";
+import { SEED, type Setup, setup } from "./schedule.js";
 import {
   codeBeforeSafetyIssue,
   createModel,
@@ -234,5 +240,68 @@ describe("model checker, the budget: maxUnavailable", () => {
     };
     const m = oneSync({ ...fixedCode, planner: unbounded });
     expect(m.violations.join("\n")).toMatch(/[23] pets unavailable > maxUnavailable 1/);
+  });
+});
+
+describe("model checker, lost nodes: the fence gate and the fence budget (issue 27)", () => {
+  /** The fence-model schedules (fixed seed) run with `planner`; the first counterexample's findings. */
+  function search(planner: typeof planRollout): string {
+    const result = fc.check(
+      fc.property(setup, fc.array(withNodes, { minLength: 40, maxLength: 120 }), (s, actions) => {
+        return playFence(s, actions, { ...fixedCode, planner }).violations.length === 0;
+      }),
+      { numRuns: 300, seed: SEED },
+    );
+    if (!result.failed || result.counterexample === null) return "";
+    const [s, actions] = result.counterexample;
+    return playFence(s, actions, { ...fixedCode, planner }).violations.join("\n");
+  }
+
+  it("a planted planner with the fence gate off (every Running fence read as Succeeded) is reported", () => {
+    const gateOff: typeof planRollout = (input) =>
+      planRollout({
+        ...input,
+        versions: input.versions.map((v) => ({
+          ...v,
+          ...(v.status !== undefined
+            ? {
+                status: {
+                  ...v.status,
+                  hooks: (v.status.hooks ?? []).map((h) =>
+                    h.hook === "fence" && h.phase === "Running" ? { ...h, phase: "Succeeded" as const } : h,
+                  ),
+                },
+              }
+            : {}),
+        })),
+      });
+    expect(search(gateOff)).toMatch(/force-deleted web-\d .* without a Succeeded fence/);
+  }, 120_000);
+
+  it("a planted planner that reads maxUnavailable as 100% fences two pets at once, and it is reported", () => {
+    const unbounded: typeof planRollout = (input) => {
+      const spec = structuredClone(input.petSet.spec);
+      spec.updateStrategy.rollingUpdate = { ...spec.updateStrategy.rollingUpdate!, maxUnavailable: "100%" };
+      return planRollout({ ...input, petSet: { ...input.petSet, spec } });
+    };
+    const twoLost = (planner: typeof planRollout) => {
+      const s: Setup = {
+        policy: "Parallel",
+        maxUnavailable: 1,
+        podUpdatePolicy: "Recreate",
+        replicas: 3,
+        readyTicks: 1,
+      };
+      const m = fenceModel(s, { ...fixedCode, planner });
+      for (let i = 0; i < 10; i++) syncFresh(m);
+      loseNode(m, "n0");
+      loseNode(m, "n1");
+      for (let i = 0; i < 6; i++) syncFresh(m);
+      return { running: fences(m).filter((h) => h.phase === "Running").length, violations: m.violations };
+    };
+    expect(twoLost(planRollout)).toEqual({ running: 1, violations: [] });
+    expect(twoLost(unbounded).violations.join("\n")).toMatch(
+      /2 pets in a fence \(web-0, web-1\) > maxUnavailable 1/,
+    );
   });
 });

@@ -39,10 +39,12 @@ import type { PetSetStatus, PetSetVersion } from "../../../../src/api/index.js";
 import { type Expectation, ExpectationStore } from "../../../../src/controller/expectations.js";
 import { isLeaseLost, LeaseFence } from "../../../../src/controller/lease-guard.js";
 import { planRollout, type Step } from "../../../../src/controller/planner/index.js";
+import type { NodeView } from "../../../../src/controller/planner/node-failure.js";
 import type { ClaimView, PodView } from "../../../../src/controller/planner/views.js";
 import { planVersionSync } from "../../../../src/versions/plan-sync.js";
 import { tick as kubeletTick, type World } from "../planner/simulate.js";
 import { deliverAll, lookupFor, record, viewOf } from "./feeds.js";
+import { type Nodes, nodesTick } from "./nodes.js";
 import { perform } from "./perform.js";
 
 export { deliver, deliverAll, feedKeys, laggingKeys, record } from "./feeds.js";
@@ -77,7 +79,13 @@ export const fixedCode: ModelOptions = {
 };
 export const codeBeforeSafetyIssue: ModelOptions = { ...fixedCode, expectations: false, fencing: false };
 
-export type FeedState = PodView | ClaimView | World["petSet"] | World["versions"][number] | undefined;
+export type FeedState =
+  | PodView
+  | ClaimView
+  | NodeView
+  | World["petSet"]
+  | World["versions"][number]
+  | undefined;
 
 /** A version the sync's recorder decided to create: POSTed before the planner's steps. */
 export interface CreateVersionStep {
@@ -105,6 +113,8 @@ export interface View {
   versions: World["versions"];
   pods: PodView[];
   claims: ClaimView[];
+  /** Nodes (lost-node failover, nodes.ts); undefined when the model has none. */
+  nodes?: NodeView[];
 }
 
 export interface Replica {
@@ -136,6 +146,8 @@ export interface Model {
   attempts: Map<number, number>;
   violations: string[];
   nextId: number;
+  /** Nodes, a scheduler and lost-node truth (nodes.ts); undefined: pods have no node. */
+  nodes?: Nodes;
 }
 
 export const tickMs = (m: Model) => m.world.options.tickMs;
@@ -229,7 +241,8 @@ function mayWrite(m: Model, r: Replica): boolean {
 // ------------------------------------------------------------------ actions
 
 export function tick(m: Model): void {
-  kubeletTick(m.world);
+  if (m.nodes !== undefined) nodesTick(m, () => kubeletTick(m.world));
+  else kubeletTick(m.world);
   record(m);
   leaseTick(m);
 }
@@ -288,6 +301,7 @@ export function startSync(m: Model, r: Replica): void {
     versions,
     pods: view.pods,
     claims: view.claims,
+    ...(view.nodes !== undefined ? { nodes: view.nodes } : {}),
     now,
     ...(r.drivingSince !== undefined ? { drivingSince: r.drivingSince } : {}),
   });

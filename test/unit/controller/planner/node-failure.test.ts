@@ -165,6 +165,7 @@ describe("node failure: Fence", () => {
         uid: "uid-1-1",
         resourceVersion: "1",
         node: "n1",
+        lostSince: NOW - 10_000,
         taintOutOfService: false,
         fenceId: "fence.web.1.uid11.n1",
         claimNames: ["data-web-1"],
