@@ -40,6 +40,7 @@ export function chaosProfile(kind: "campaign" | "slice", backend: ChaosBackend):
     lostAnswers: 3,
     statusBursts: 3,
     hookSideEffects: true,
+    nodeLosses: Number(process.env.CHAOS_NODE_LOSSES ?? 2),
   };
 }
 
@@ -64,6 +65,14 @@ export interface Totals {
   hooksSucceededWithoutRun: number;
   /** Executions judged (job, exec, webhook) and hook records read. */
   hookRuns: { job: number; exec: number; webhook: number; records: number };
+  /** Node faults (node-judge.ts): twoPodsOneIdentity and unrecovered must be 0. */
+  nodeLosses: number;
+  fences: { acked: number; failed: number; hung: number };
+  twoPodsOneIdentity: number;
+  unrecovered: number;
+  moved: number;
+  nodeHarnessErrors: number;
+  slowestRecoveryMs: number;
   failedSeeds: number[];
 }
 
@@ -93,6 +102,17 @@ export function totalsOf(outcomes: RunOutcome[]): Totals {
       webhook: sum((o) => o.hooks?.hookRuns.webhook ?? 0),
       records: sum((o) => o.hooks?.hookRuns.records ?? 0),
     },
+    nodeLosses: sum((o) => o.nodes?.nodeLosses ?? 0),
+    fences: {
+      acked: sum((o) => o.nodes?.fences.acked ?? 0),
+      failed: sum((o) => o.nodes?.fences.failed ?? 0),
+      hung: sum((o) => o.nodes?.fences.hung ?? 0),
+    },
+    twoPodsOneIdentity: sum((o) => o.nodes?.twoPodsOneIdentity.length ?? 0),
+    unrecovered: sum((o) => o.nodes?.unrecovered.length ?? 0),
+    moved: sum((o) => o.nodes?.moved ?? 0),
+    nodeHarnessErrors: sum((o) => o.nodes?.errors.length ?? 0),
+    slowestRecoveryMs: Math.max(0, ...outcomes.map((o) => o.nodes?.slowestRecoveryMs ?? 0)),
     failedSeeds: outcomes.filter(failed).map((o) => o.seed),
   };
 }
@@ -109,6 +129,11 @@ export function describeRun(o: RunOutcome): string {
       ? `; hooks ${JSON.stringify(o.hooks.hookRuns)}: hookOverlaps ${o.hooks.hookOverlaps.length}, ` +
         `hooksForSkippedVersions ${o.hooks.hooksForSkippedVersions.length}, ` +
         `hooksSucceededWithoutRun ${o.hooks.hooksSucceededWithoutRun.length}`
+      : "") +
+    (o.nodes
+      ? `; nodes: losses ${o.nodes.nodeLosses}, fences ${JSON.stringify(o.nodes.fences)}, ` +
+        `moved ${o.nodes.moved}, twoPodsOneIdentity ${o.nodes.twoPodsOneIdentity.length}, unrecovered ${o.nodes.unrecovered.length}, ` +
+        `slowest recovery ${o.nodes.slowestRecoveryMs} ms`
       : "");
   if (!failed(o)) return head;
   const lines = [
@@ -123,6 +148,9 @@ export function describeRun(o: RunOutcome): string {
     ...(o.hooks?.hooksForSkippedVersions ?? []).map((h) => `  hook for a skipped version: ${h}`),
     ...(o.hooks?.hooksSucceededWithoutRun ?? []).map((h) => `  hook succeeded without a run: ${h}`),
     ...(o.hookLogLines ? [`  hook log (those ids):\n${o.hookLogLines}`] : []),
+    ...(o.nodes?.twoPodsOneIdentity ?? []).map((t) => `  two pods of one pet: ${t}`),
+    ...(o.nodes?.unrecovered ?? []).map((u) => `  not recovered: ${u}`),
+    ...(o.nodes?.errors ?? []).map((e) => `  node harness: ${e}`),
     `  controller log (last lines):\n${o.controllerLogTail}`,
     `  reproduce: ${o.reproduce}`,
   ];

@@ -14,7 +14,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CoreV1Api, type KubeConfig } from "@kubernetes/client-node";
 import { loadKubeConfig } from "../../src/util/kubeconfig.js";
-import { eventually, REPO_ROOT, realClusterDir, startTestCluster } from "../support/cluster.js";
+import {
+  eventually,
+  NODE_MONITOR_GRACE_SECONDS_REAL,
+  REPO_ROOT,
+  realClusterDir,
+  startTestCluster,
+} from "../support/cluster.js";
 import { type ReceivedWrite, requestLogWrites } from "../support/request-log.js";
 
 export type ChaosBackend = "embedded" | "real";
@@ -31,7 +37,14 @@ export interface ChaosCluster {
   /** Real backend: SIGKILL etcd and start it again. */
   restartEtcd(): Promise<void>;
   stop(): Promise<void>;
+  /** For `kubectl petset` run by the harness (the node faults' fencer). */
+  kubeconfigPath: string;
+  /** Seconds before a lost node is marked Ready=Unknown (node faults; undefined: none run). */
+  nodeGraceSeconds?: number;
 }
+
+/** The embedded campaign's node monitor grace (petset dev --node-monitor-grace-period). */
+export const EMBEDDED_NODE_GRACE_SECONDS = 4;
 
 const CLI = join(REPO_ROOT, "dist", "src", "cli", "petset.js");
 // petset dev took up to 90 s to start under a load average of 20 on 2 cores.
@@ -55,6 +68,7 @@ async function fixtureCluster(backend: ChaosBackend): Promise<ChaosCluster> {
   return {
     backend,
     kubeConfig: cluster.kubeConfig,
+    kubeconfigPath: cluster.kubeconfigPath,
     controllerKubeConfig: cluster.controllerKubeConfig,
     namespace: (prefix) => cluster.namespace(prefix),
     writesBy: (ua, since) => cluster.writesBy(ua, since),
@@ -108,6 +122,7 @@ async function startEmbeddedProcess(): Promise<ChaosCluster> {
     const args = [CLI, "dev", "--no-controller", "--data-dir", join(dir, "data"), "--port", String(port)];
     args.push("--token-file", tokenFile, "--kubeconfig", kubeconfigPath, "--ready-delay-ms", "50");
     args.push("--log-level", "debug");
+    args.push("--node-monitor-grace-period", String(EMBEDDED_NODE_GRACE_SECONDS));
     const c = spawn(process.execPath, args, { cwd: dir, stdio: ["ignore", "pipe", log] });
     closeSync(log);
     child = c;
@@ -146,6 +161,8 @@ async function startEmbeddedProcess(): Promise<ChaosCluster> {
   return {
     backend: "embedded",
     kubeConfig,
+    kubeconfigPath,
+    nodeGraceSeconds: EMBEDDED_NODE_GRACE_SECONDS,
     controllerKubeConfig: kubeConfig,
     namespace: ns.namespace,
     writesBy: async (userAgent, since) => requestLogWrites(readFileSync(logPath, "utf8"), userAgent, since),
@@ -175,6 +192,8 @@ async function startRealCluster(): Promise<ChaosCluster> {
   return {
     backend: "real",
     kubeConfig: cluster.kubeConfig,
+    kubeconfigPath: cluster.kubeconfigPath,
+    nodeGraceSeconds: NODE_MONITOR_GRACE_SECONDS_REAL,
     controllerKubeConfig: cluster.controllerKubeConfig,
     namespace: (prefix) => cluster.namespace(prefix),
     writesBy: (ua, since) => cluster.writesBy(ua, since),

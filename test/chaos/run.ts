@@ -27,6 +27,8 @@ import {
   startHookSideEffects,
   type VersionFacts,
 } from "./hook-side-effects.js";
+import { NodeFaults } from "./node-faults.js";
+import type { NodeFindings } from "./node-judge.js";
 import { convergenceGap, judgeVersions, listVersions } from "./outcome.js";
 import { seededRng } from "./prng.js";
 import {
@@ -81,6 +83,8 @@ export interface RunOutcome {
   durationMs: number;
   /** Hook side effects (each list must be empty); absent without `hookSideEffects`. */
   hooks?: HookFindings;
+  /** Node faults (node-faults.ts): twoPodsOneIdentity, unrecovered, errors must be empty. */
+  nodes?: NodeFindings;
   /** The controller's last log lines when something was found (else empty). */
   controllerLogTail: string;
   /** The hook log's lines of the hook ids found (else empty). */
@@ -100,8 +104,13 @@ export function hookFindingCount(h: HookFindings | undefined): number {
   return h ? h.hookOverlaps.length + h.hooksForSkippedVersions.length + h.hooksSucceededWithoutRun.length : 0;
 }
 
+export function nodeFindingCount(n: NodeFindings | undefined): number {
+  return n ? n.twoPodsOneIdentity.length + n.unrecovered.length + n.errors.length : 0;
+}
+
 export function failed(o: RunOutcome): boolean {
   return (
+    nodeFindingCount(o.nodes) > 0 ||
     o.violations.length + o.versionsLost.length + o.versionsDuplicated.length + o.notConverged.length > 0 ||
     o.crashes.length + o.fencing.length + o.harnessErrors.length + hookFindingCount(o.hooks) > 0
   );
@@ -171,6 +180,19 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
     statusBursts: 0,
   };
   const monitors = new Map<string, InvariantMonitor>();
+  const nodeFaults =
+    (opts.profile.nodeLosses ?? 0) > 0 && cluster.nodeGraceSeconds !== undefined
+      ? new NodeFaults({
+          kubeConfig: kc,
+          kubeconfigPath: cluster.kubeconfigPath,
+          namespace,
+          rng: seededRng(opts.seed).fork("nodes"),
+          losses: opts.profile.nodeLosses ?? 0,
+          windowMs: opts.profile.actionMs,
+          graceSeconds: cluster.nodeGraceSeconds,
+          log,
+        })
+      : undefined;
   fleet.start();
   try {
     for (const p of scenario.petSets) {
@@ -179,6 +201,7 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
       );
       monitors.set(p.name, await startInvariantMonitor({ kubeConfig: kc, namespace, petSet: p.name }));
     }
+    await nodeFaults?.start();
     log(`seed ${opts.seed}: ${scenario.petSets.map((p) => `${p.name} [${p.features.join(",")}]`).join(" ")}`);
     const t0 = Date.now();
     const actions = scenario.petSets.map(async (p: PetSetPlan) => {
@@ -222,7 +245,7 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
       (async () => {
         for (const f of scenario.faults) if ((f.network !== undefined) === network) await inject(f);
       })();
-    await Promise.all([...actions, timeline(false), timeline(true)]);
+    await Promise.all([...actions, timeline(false), timeline(true), nodeFaults?.lossTimeline()]);
 
     // Faults stop: heal every PetSet, then judge convergence within the bound.
     proxy?.clear();
@@ -262,6 +285,7 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
       notConverged.push(...(await converge(hooked)));
     }
     const convergedInMs = Date.now() - healedAt;
+    const nodes = await nodeFaults?.finish(opts.convergeMs);
 
     const violations: string[] = [];
     for (const [name, m] of monitors)
@@ -299,7 +323,8 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
           harnessErrors.push(`no ${handler} hook ran: the run measured none of its side effects`);
     const found =
       violations.length + versionsLost.length + versionsDuplicated.length + notConverged.length > 0 ||
-      fleet.crashes.length + fleet.fencing.length + harnessErrors.length + hookFindingCount(hooks) > 0;
+      fleet.crashes.length + fleet.fencing.length + harnessErrors.length + hookFindingCount(hooks) > 0 ||
+      nodeFindingCount(nodes) > 0;
     const controllerLogTail = found ? controllerLogTail0 : "";
     return {
       controllerLogTail,
@@ -314,6 +339,7 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
       ...(proxy ? { proxy: proxy.stats() } : {}),
       ...(webhookProxy ? { webhookProxy: webhookProxy.stats() } : {}),
       ...(hooks ? { hooks } : {}),
+      ...(nodes ? { nodes } : {}),
       ...(hooks && sideEffects && hookFindingCount(hooks) > 0
         ? { hookLogLines: linesOf(hooks, sideEffects.logText()) }
         : {}),
@@ -330,6 +356,7 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
       reproduce: opts.reproduce,
     };
   } finally {
+    await nodeFaults?.cleanup();
     await fleet.stop();
     await proxy?.stop();
     await webhookProxy?.stop();

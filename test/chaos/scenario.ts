@@ -77,6 +77,11 @@ export interface ChaosProfile {
    * to `HookSinks`. Without it PetSet 1's exec preUpdate is `true` (the slice's scenario).
    */
   hookSideEffects?: boolean;
+  /**
+   * Node faults (issue 27, node-faults.ts): a PetSet with spec.nodeFailure Fence on nodes of its
+   * own, this many node losses and returns, its external fence acked, failed or left hanging.
+   */
+  nodeLosses?: number;
 }
 
 /** Where the hooks' bodies report (hook-bodies.ts): the log file and the babysitter's URL. */
