@@ -2,7 +2,8 @@
  * Least privilege, checked (docs/operations.md "RBAC"): on the real backend, what the
  * controller's identity may do (`kubectl auth can-i --list`, RBAC from deploy/rbac.yaml) is
  * exactly the documented set plus what Kubernetes grants every authenticated user: no
- * wildcard, no Secrets, nothing cluster-scoped beyond reading discovery. The embedded server
+ * wildcard, no Secrets; cluster-scoped: StorageClasses (read), Nodes (read, and patch for the
+ * opt-in out-of-service taint) and VolumeAttachments (read, delete after a fence). The embedded server
  * has no RBAC, so this runs on the real backend only.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -24,6 +25,11 @@ const DOCUMENTED: Record<string, string[]> = {
   events: ["create", "patch", "update"],
   "events.events.k8s.io": ["create", "patch", "update"],
   "leases.coordination.k8s.io": ["get", "list", "watch", "create", "update", "patch"],
+  // Claims that follow versions: is the claim's class expandable (docs/volumes.md).
+  "storageclasses.storage.k8s.io": ["get", "list", "watch"],
+  // Lost nodes (docs/failover.md): node Ready conditions, the out-of-service taint, attachments.
+  nodes: ["get", "list", "watch", "patch"],
+  "volumeattachments.storage.k8s.io": ["get", "list", "delete"],
   // Its own two CRDs by name (resourceNames), read by the start-up check (crd-compat.ts).
   "customresourcedefinitions.apiextensions.k8s.io": ["get"],
 };
@@ -65,9 +71,12 @@ describe.skipIf(backendFromEnv() !== "real")("the controller's permissions on a 
       );
       expect(secrets.stdout.trim()).toBe("no");
     }
-    const nodes = await cluster.kubectl(["auth", "can-i", "list", "nodes", "--as", "petset-controller"], {
-      allowFail: true,
-    });
-    expect(nodes.stdout.trim()).toBe("no");
+    // Nodes are read and tainted, never created, updated or deleted.
+    for (const verb of ["create", "update", "delete"]) {
+      const nodes = await cluster.kubectl(["auth", "can-i", verb, "nodes", "--as", "petset-controller"], {
+        allowFail: true,
+      });
+      expect(nodes.stdout.trim()).toBe("no");
+    }
   });
 });
