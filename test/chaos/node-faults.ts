@@ -240,8 +240,14 @@ export class NodeFaults {
             answer === "ack"
               ? ["hook", "ack", FENCED, f.id]
               : ["hook", "fail", FENCED, f.id, "--message", "chaos: BMC said no"];
-          const code = await this.plugin(args);
-          if (code !== 0) this.errors.push(`hook ${answer} ${f.id}: exit ${code}`);
+          // The answer is refused until the controller has written its request (and while the
+          // API server restarts): retried for 30 s, as a fencer would.
+          let code = await this.plugin(args);
+          for (let i = 0; code !== 0 && i < 30 && !this.stopped; i++) {
+            await sleep(1_000);
+            code = await this.plugin(args);
+          }
+          if (code !== 0) this.errors.push(`hook ${answer} ${f.id}: exit ${code} for 30 s`);
         }
       } catch {
         // the API server restarts under chaos
