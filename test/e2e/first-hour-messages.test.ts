@@ -138,6 +138,8 @@ describe("issue 31 item 4: error wording at the edges", () => {
         stderr: expect.stringMatching(/^error: --kubeconfig \/nonexistent: no such file/),
       });
     },
+    // Six CLI starts one after another: 15 s idle, over a minute at load 11 in make test.
+    180_000,
   );
 
   it("issue 31 item 4: kubectl petset diff without a version names the missing argument", async () => {
