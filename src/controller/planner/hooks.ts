@@ -191,11 +191,16 @@ export function gateHook(ctx: PlanContext, req: HookRequest): "done" | "wait" {
   return "wait";
 }
 
-/** Cancel every Running record this pass did not ask for (see the header). */
+/**
+ * Cancel every Running record this pass did not ask for (see the header). A fence is judged only
+ * with a node list (node-failure.ts): without one (a restarted controller's cache not synced
+ * yet) nothing asked for it, and it is not cancelled for that.
+ */
 export function cancelUnrequestedHooks(ctx: PlanContext, why: string): void {
   const iso = new Date(ctx.input.now).toISOString();
   for (const [id, { record, holder }] of ctx.hooks.records) {
     if (record.phase !== "Running" || ctx.hooks.requested.has(id)) continue;
+    if (record.hook === "fence" && ctx.input.nodes === undefined) continue;
     const cancelled: HookRecord = { ...record, phase: "Cancelled", finishedAt: iso, message: why };
     writeRecord(ctx.hooks, holder, cancelled);
     event(

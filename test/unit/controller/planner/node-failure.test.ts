@@ -307,3 +307,23 @@ describe("node failure: a lost leader", () => {
     expect(allRecords(w).filter((r) => r.hook === "switchover")).toEqual([]);
   });
 });
+
+describe("node failure: a controller whose node cache has not synced", () => {
+  it("issue 27: a restarted controller's first sync, before its node cache synced, does not cancel a running fence", () => {
+    const w = new World({ nodeFailure: fence() });
+    w.lose("n1");
+    w.sync();
+    expect(w.records().map((r) => [r.id, r.phase, r.attempts])).toEqual([
+      ["fence.web.1.uid11.n1", "Running", 1],
+    ]);
+    // The controller restarts: its first sync runs without a node list.
+    const nodes = w.nodes;
+    w.nodes = undefined;
+    w.sync();
+    expect(w.records().map((r) => [r.phase, r.attempts])).toEqual([["Running", 1]]);
+    // Synced: the same run goes on; acked, the pet moves.
+    w.nodes = nodes;
+    w.finish("fence.web.1.uid11.n1", "Succeeded");
+    expect(w.sync().steps.map((s) => s.kind)).toContain("forceDeleteLostPod");
+  });
+});
