@@ -46,10 +46,13 @@ export function deliver(m: Model, r: Replica, key: string): void {
   if (feed === undefined) return;
   const at = r.read.get(key) ?? -1;
   if (at < feed.length - 1) r.read.set(key, at + 1);
+  if (key.startsWith("node/")) r.nodesSynced = true;
 }
 
-export function deliverAll(m: Model, r: Replica): void {
-  for (const [key, feed] of m.feeds) r.read.set(key, feed.length - 1);
+/** Every feed read to its end; `nodes` false: the node cache stays as it was (not synced yet). */
+export function deliverAll(m: Model, r: Replica, nodes = true): void {
+  for (const [key, feed] of m.feeds) if (nodes || !key.startsWith("node/")) r.read.set(key, feed.length - 1);
+  if (nodes) r.nodesSynced = true;
 }
 
 export function seen<T extends FeedState>(m: Model, r: Replica, key: string): T | undefined {
@@ -82,7 +85,7 @@ export function viewOf(m: Model, r: Replica): View {
     versions: versions.sort((a, b) => a.spec.version - b.spec.version),
     pods,
     claims,
-    ...(m.nodes !== undefined ? { nodes } : {}),
+    ...(m.nodes !== undefined && r.nodesSynced !== false ? { nodes } : {}),
   };
 }
 

@@ -130,6 +130,8 @@ export interface Replica {
   leading: boolean;
   frozen: boolean;
   crashed: boolean;
+  /** With nodes: false until its node cache synced (a node event delivered; nodes.ts). */
+  nodesSynced?: boolean;
 }
 
 export interface Model {
@@ -203,8 +205,9 @@ function electLeader(m: Model): void {
   next.lastRenewAt = now;
   next.fence.renewed(now);
   next.drivingSince = now;
-  // Caches start on leadership: the first list is a consistent read.
-  if (m.opts.fencing) deliverAll(m, next);
+  // Caches start on leadership: the first list is a consistent read (the node cache may sync
+  // after the first sync: nodes.ts).
+  if (m.opts.fencing) deliverAll(m, next, false);
 }
 
 /** The Lease part of a tick: the holder renews; a replica that finds it lost stops. */
@@ -257,6 +260,7 @@ export function crash(m: Model, r: Replica): void {
   r.leading = false;
   r.inflight = undefined;
   const fresh = newReplica(m);
+  if (m.nodes !== undefined) fresh.nodesSynced = false;
   m.replicas[m.replicas.indexOf(r)] = fresh;
 }
 
