@@ -17,7 +17,8 @@ import type { Violation } from "./invariant-rules.js";
 
 export interface ClaimFeed {
   pod(p: V1Pod): void;
-  claim(c: V1PersistentVolumeClaim): void;
+  /** `listed`: from a list (its history before is unknown), not a watch event. */
+  claim(c: V1PersistentVolumeClaim, listed?: boolean): void;
   readonly pods: PodState[];
   readonly claims: ClaimState[];
 }
@@ -40,13 +41,14 @@ export function claimFeed(): ClaimFeed {
         terminating: p.metadata?.deletionTimestamp !== undefined,
       });
     },
-    claim(c) {
+    claim(c, listed = false) {
       const request = c.spec?.resources?.requests?.storage;
       claims.push({
         rv: rvOf(c),
         name: c.metadata?.name ?? "",
         ...(request !== undefined ? { request: String(request) } : {}),
         labels: { ...(c.metadata?.labels ?? {}) },
+        ...(listed ? { listed } : {}),
       });
     },
   };

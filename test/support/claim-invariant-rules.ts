@@ -6,7 +6,8 @@
  * hand out from one increasing sequence (etcd's revision, the embedded server's counter), so
  * "the claim as it was when the pod got its labels" is the last claim state with a smaller one.
  * The controller writes the claim before it labels or creates the pod, so that state must
- * already be N's.
+ * already be N's. A claim first seen in a list (the monitor started after it was made, or
+ * relisted) has no known history before that state: a pod state older than it is not judged.
  */
 import { claimName, type PetSetVersion } from "../../src/api/index.js";
 import { storageBytes, templateFacts } from "../../src/controller/planner/claim-template.js";
@@ -16,6 +17,8 @@ export interface ClaimState {
   name: string;
   request?: string;
   labels: Readonly<Record<string, string>>;
+  /** Seen in a list, not a watch event: what the claim was before this rv is unknown. */
+  listed?: boolean;
 }
 
 export interface PodState {
@@ -40,7 +43,9 @@ export function judgeClaims(
     for (const t of version.spec.volumeClaimTemplates) {
       const want = templateFacts(t);
       const name = claimName(want.name, setName, pod.ordinal);
-      const state = claims.filter((c) => c.name === name && c.rv < pod.rv).at(-1);
+      const known = claims.filter((c) => c.name === name);
+      const state = known.filter((c) => c.rv < pod.rv).at(-1);
+      if (state === undefined && known[0]?.listed === true) continue;
       const wantBytes = storageBytes(want.request);
       const hasBytes = storageBytes(state?.request);
       const labelsOk = Object.entries(want.labels).every(([k, v]) => state?.labels[k] === v);

@@ -197,7 +197,7 @@ export async function startInvariantMonitor(opts: MonitorOptions): Promise<Invar
       return { items: l.items, resourceVersion: l.metadata?.resourceVersion ?? "" };
     },
     (items) => {
-      for (const c of items as V1PersistentVolumeClaim[]) claimsFeed.claim(c);
+      for (const c of items as V1PersistentVolumeClaim[]) claimsFeed.claim(c, true);
     },
     (_type, obj) => claimsFeed.claim(obj as V1PersistentVolumeClaim),
   );
