@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   isLeaseLost,
   LeaseFence,
@@ -58,13 +58,24 @@ describe("LeaseFence", () => {
 });
 
 describe("writeSignal", () => {
-  it("aborts a write still waiting when the time the fence allowed runs out", async () => {
-    const f = new LeaseFence({ now: () => performance.now() }, 40);
-    f.renewed(performance.now());
-    const signal = writeSignal(f);
-    expect(signal.aborted).toBe(false);
-    await new Promise((resolve) => signal.addEventListener("abort", resolve));
-    expect(() => f.check()).toThrow(LeaseLostError);
+  // On fake timers: with real ones, a timer armed from libuv's cached loop time fired a few ms
+  // before performance.now() said the fence had run out (a fresh-clone make test, under load).
+  it("aborts a write still waiting when the time the fence allowed runs out", () => {
+    vi.useFakeTimers();
+    try {
+      const clock = { now: () => Date.now() };
+      const f = new LeaseFence(clock, 40);
+      f.renewed(clock.now());
+      const signal = writeSignal(f);
+      vi.advanceTimersByTime(39);
+      expect(signal.aborted).toBe(false);
+      expect(() => f.check()).not.toThrow();
+      vi.advanceTimersByTime(1);
+      expect(signal.aborted).toBe(true);
+      expect(() => f.check()).toThrow(LeaseLostError);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("aborts at once on lease loss; never without leader election", () => {
