@@ -61,11 +61,12 @@ import type { PodControl } from "./pod-control.js";
 import { forgetPetSetGauges, updatePetSetGauges } from "./pod-gauges.js";
 import { checkStateFormats } from "./state-format.js";
 import type { StatusWriteLimiter } from "./status-coalescing.js";
-import { canonicalStatus, withCondition } from "./status-compare.js";
+import { withCondition } from "./status-compare.js";
 import type { StorageClassWatch } from "./storage-class-watch.js";
 import { awaitExpectations } from "./sync-expectations.js";
 import { collectHistory } from "./sync-history.js";
 import { reportRefusal } from "./sync-refusal.js";
+import { writeStatus } from "./sync-status-write.js";
 
 export interface SyncContext {
   caches: ControllerCaches;
@@ -353,50 +354,6 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
   // A progress-only status held back is written by the sync this requeue runs.
   if (deferredMs !== undefined) requeueAfterMs = Math.min(requeueAfterMs ?? deferredMs, deferredMs);
   return requeueAfterMs === undefined ? {} : { requeueAfterMs };
-}
-
-/** Writes the status when it changed; returns in how many ms to retry a write held back. */
-async function writeStatus(
-  ctx: SyncContext,
-  petSet: PetSet,
-  status: PetSetStatus,
-  expect: (e: Expectation) => void,
-): Promise<number | undefined> {
-  const current = PetSetStatusSchema.safeParse(petSet.status ?? {});
-  if (current.success && canonicalStatus(current.data) === canonicalStatus(status)) return undefined;
-  const key = `${petSet.metadata.namespace ?? "default"}/${petSet.metadata.name ?? ""}`;
-  const now = ctx.clock.now();
-  if (ctx.statusWrites && petSet.status !== undefined && current.success) {
-    const decision = ctx.statusWrites.decide(key, now, current.data, status);
-    if (!decision.write) return decision.retryInMs;
-  }
-  ctx.statusWrites?.wrote(key, now);
-  // Expected only once the API answered (as every step, executor.ts): a write lost on the
-  // network (a reset, a timeout) may never have landed, and an expectation of it would
-  // hold every later sync of this PetSet until the expectation timeout (30 s). If it did
-  // land, the retry's precondition fails with 409, which expects the change.
-  const changed = () =>
-    expect({
-      kind: "changed",
-      resource: "petsets",
-      name: petSet.metadata.name ?? "",
-      uid: petSet.metadata.uid ?? "",
-      from: petSet.metadata.resourceVersion ?? "",
-    });
-  try {
-    await ctx.status.update(
-      petSet.metadata.namespace ?? "default",
-      petSet.metadata.name ?? "",
-      petSet.metadata.resourceVersion ?? "",
-      status,
-    );
-    changed();
-  } catch (err) {
-    // A newer PetSet is in the cache already or soon: its event re-runs the sync.
-    if (isConflict(err)) changed();
-    else if (!isNotFound(err)) throw err;
-  }
-  return undefined;
 }
 
 function podTarget(namespace: string, name: string): EventTarget {
