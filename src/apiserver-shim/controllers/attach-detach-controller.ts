@@ -15,6 +15,7 @@ import type { GenericStore } from "../registry/generic-store.js";
 import type { ResourceRegistry } from "../registry/resource-registry.js";
 import { deepClone, isPlainObject, type KubeObject } from "../types.js";
 import { planAttachments } from "./attach-detach-plan.js";
+import { recordPodWarning } from "./pod-event.js";
 import { systemContext } from "./system-context.js";
 
 const MANAGER = "kube-controller-manager";
@@ -105,36 +106,12 @@ export class AttachDetachController {
   }
 
   private event(pod: KubeObject, message: string, now: number): void {
-    const def = this.registry.get("", "v1", "events");
-    const ns = pod.metadata.namespace;
-    if (!def || !ns) return;
-    const at = `${new Date(now).toISOString().slice(0, 19)}Z`;
-    try {
-      this.store.create(
-        def,
-        ns,
-        {
-          metadata: { name: `${pod.metadata.name}.${now.toString(16)}a`, namespace: ns },
-          involvedObject: {
-            apiVersion: "v1",
-            kind: "Pod",
-            name: pod.metadata.name,
-            namespace: ns,
-            uid: pod.metadata.uid,
-          },
-          type: "Warning",
-          reason: "FailedAttachVolume",
-          message,
-          source: { component: "attachdetach-controller" },
-          reportingComponent: "attachdetach-controller",
-          firstTimestamp: at,
-          lastTimestamp: at,
-          count: 1,
-        },
-        systemContext(this.store.clock, MANAGER),
-      );
-    } catch (e) {
-      if (!(e instanceof ApiError)) throw e;
-    }
+    recordPodWarning(
+      this.registry,
+      this.store,
+      pod,
+      { reason: "FailedAttachVolume", message, component: "attachdetach-controller", suffix: "a" },
+      now,
+    );
   }
 }

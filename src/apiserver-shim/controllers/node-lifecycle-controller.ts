@@ -13,6 +13,7 @@ import type { ResourceDefinition } from "../registry/resource.js";
 import type { ResourceRegistry } from "../registry/resource-registry.js";
 import { deepClone, isPlainObject, type KubeObject } from "../types.js";
 import { nodeConditions, planNodeHealth, podNotReady } from "./node-lifecycle-plan.js";
+import { recordPodWarning } from "./pod-event.js";
 import { systemContext } from "./system-context.js";
 
 const MANAGER = "kube-controller-manager";
@@ -121,36 +122,12 @@ export class NodeLifecycleController {
 
   /** kube's recorder.Event(pod, Warning, "NodeNotReady", "Node is not ready"); best effort. */
   private event(pod: KubeObject, now: number): void {
-    const def = this.registry.get("", "v1", "events");
-    const ns = pod.metadata.namespace;
-    if (!def || !ns) return;
-    const at = `${new Date(now).toISOString().slice(0, 19)}Z`;
-    try {
-      this.store.create(
-        def,
-        ns,
-        {
-          metadata: { name: `${pod.metadata.name}.${now.toString(16)}`, namespace: ns },
-          involvedObject: {
-            apiVersion: "v1",
-            kind: "Pod",
-            name: pod.metadata.name,
-            namespace: ns,
-            uid: pod.metadata.uid,
-          },
-          type: "Warning",
-          reason: "NodeNotReady",
-          message: "Node is not ready",
-          source: { component: "node-controller" },
-          reportingComponent: "node-controller",
-          firstTimestamp: at,
-          lastTimestamp: at,
-          count: 1,
-        },
-        systemContext(this.store.clock, MANAGER),
-      );
-    } catch (e) {
-      if (!(e instanceof ApiError)) throw e;
-    }
+    recordPodWarning(
+      this.registry,
+      this.store,
+      pod,
+      { reason: "NodeNotReady", message: "Node is not ready", component: "node-controller" },
+      now,
+    );
   }
 }
