@@ -81,8 +81,12 @@ describe("chosen ordinals and pets (issue 28)", () => {
       const pets = await petsAre(["cp-0", "cp-3", "cp-4"], "cp-2 moved to cp-4");
       expect([...pets.values()].map(versionOf)).toEqual([1, 1, 1]);
       expect((await listVersions(env, NAME)).map((v) => v.spec.version)).toEqual([1]);
-      const p = await getPetSet(env, NAME);
-      expect(p.status?.replicas).toBe(3);
+      // The status is written after the pod list settles: wait for it rather than read it once.
+      await eventually(
+        "status.replicas 3",
+        async () => ((await getPetSet(env, NAME)).status?.replicas === 3 ? true : undefined),
+        WAIT_MS,
+      );
       await expectNoViolations(m);
     },
     TEST_MS,
