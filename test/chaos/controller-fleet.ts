@@ -8,10 +8,15 @@
  *   once did after 12 s without a leader) left the PetSets with no controller for the whole
  *   fault window (seed 508813: no controller write from +20 s to +120 s);
  * - freeze: with a second replica running, SIGSTOP the leader, wait until the other holds the
- *   Lease, SIGCONT: the resumed one must exit without a single write (fencing);
+ *   Lease, SIGCONT: the resumed one must exit without a single write (fencing). "The leader" is
+ *   the Lease's holder; a replica frozen after its acquiring write was stored but before it read
+ *   the answer never learnt it led (on resume the request's timeout fires before the answer is
+ *   read): it stays a candidate, which is right, so it is judged on its writes only;
  * - a crash is an exit we did not cause: not our signal, and not the documented exit 1 of a
  *   replica that lost its Lease ("lost leadership").
  */
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { eventually } from "../support/cluster.js";
 import { type ControllerProcess, leaseHolder, startControllerProcess } from "../support/controller.js";
@@ -41,6 +46,8 @@ export interface FleetCounts {
   freezes: number;
   /** Replicas that lost their Lease and exited 1, as documented (e.g. while the API server restarted). */
   steppedDown: number;
+  /** Frozen holders that had not yet learnt they led: they stayed candidates after resuming. */
+  frozenCandidates: number;
 }
 
 interface Replica {
@@ -66,7 +73,7 @@ export interface FleetOptions {
 export class ControllerFleet {
   readonly crashes: Crash[] = [];
   readonly fencing: FencingBreach[] = [];
-  readonly counts: FleetCounts = { started: 0, kills: 0, freezes: 0, steppedDown: 0 };
+  readonly counts: FleetCounts = { started: 0, kills: 0, freezes: 0, steppedDown: 0, frozenCandidates: 0 };
   private readonly live = new Set<Replica>();
   private lastLog = "";
   private stopping = false;
@@ -89,6 +96,9 @@ export class ControllerFleet {
     void proc.exited.then((code) => {
       this.live.delete(replica);
       this.lastLog = proc.log();
+      // CHAOS_CONTROLLER_LOGS=DIR keeps every replica's whole log (DIR/<namespace>-<identity>.log).
+      const dir = process.env.CHAOS_CONTROLLER_LOGS;
+      if (dir) appendFileSync(join(dir, `${this.opts.namespace}-${proc.identity}.log`), proc.log());
       if (!replica.caused && code !== 0) {
         const log = proc.log();
         if (code === 1 && log.includes("lost leadership")) this.counts.steppedDown++;
@@ -155,17 +165,20 @@ export class ControllerFleet {
       process.kill(pid, "SIGCONT");
     }
     const resumedAt = new Date();
+    // Everything it logged before the freeze has been read by now (the takeover took seconds).
+    const ledBeforeFreeze = leader.proc.log().includes("became leader");
     const exited = await Promise.race([
       leader.proc.exited.then(() => true),
       new Promise<false>((resolve) => setTimeout(() => resolve(false), 20_000)),
     ]);
-    if (!exited) {
+    if (!exited && ledBeforeFreeze) {
+      const tail = leader.proc.log().split("\n").slice(-12).join("\n");
       this.fencing.push({
         identity: leader.proc.identity,
-        message: "still running 20 s after it was resumed without the Lease",
+        message: `still running 20 s after it was resumed without the Lease; its log ends:\n${tail}`,
       });
       await leader.proc.kill();
-    }
+    } else if (!exited) this.counts.frozenCandidates++;
     const writes = await this.opts.writesBy(`(${leader.proc.identity})`, resumedAt);
     if (writes.length > 0)
       this.fencing.push({
