@@ -144,7 +144,16 @@ export class ControllerFleet {
   /** SIGSTOP the leader past its Lease, SIGCONT once another replica leads; check the fence. */
   async freeze(): Promise<void> {
     if (this.live.size < 2) this.spawn();
-    const leader = await eventually("a replica leads", () => this.holder(), 60_000, 100);
+    // A holder that has said it leads: the freeze tests a leader's fencing, not a candidate's.
+    const leader = await eventually(
+      "a replica leads and knows it",
+      async () => {
+        const h = await this.holder();
+        return h?.proc.log().includes("became leader") ? h : undefined;
+      },
+      60_000,
+      100,
+    );
     const pid = leader.proc.child.pid;
     if (pid === undefined) return;
     leader.caused = true;
