@@ -10,6 +10,6 @@ export {
   isTerminating,
 } from "./pod-health.js";
 export { buildClaim, buildPod, ownerReferenceTo, PodInfoVolume, versionMarks } from "./pod-template.js";
-export { canonicalJson, imageOnlyChanges } from "./version-index.js";
+export { canonicalJson } from "./version-index.js";
 export type { ClaimView, ContainerView, PodPhase, PodView } from "./views.js";
 export { claimViewFromV1, FailingReasons, podViewFromV1Pod } from "./views.js";

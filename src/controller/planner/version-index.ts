@@ -49,37 +49,3 @@ export interface ImageChange {
   container: string;
   image: string;
 }
-
-/**
- * The container image changes that turn `from` into `to`, when they are the only difference
- * (same containers in the same order, same init containers, same claim templates); otherwise
- * undefined. Init-container images are excluded on purpose: a running pod never re-runs its
- * init containers, so changing one needs a new pod.
- */
-export function imageOnlyChanges(from: PetSetVersion, to: PetSetVersion): ImageChange[] | undefined {
-  const fromContainers = from.spec.template.spec.containers;
-  const toContainers = to.spec.template.spec.containers;
-  if (fromContainers.length !== toContainers.length) return undefined;
-  const changes: ImageChange[] = [];
-  for (const [i, c] of toContainers.entries()) {
-    const before = fromContainers[i];
-    if (before === undefined || before.name !== c.name) return undefined;
-    if (before.image !== c.image) {
-      if (c.image === undefined) return undefined;
-      changes.push({ container: c.name, image: c.image });
-    }
-  }
-  if (changes.length === 0) return undefined;
-  const withoutImages = (v: PetSetVersion): string =>
-    canonicalJson({
-      template: {
-        ...v.spec.template,
-        spec: {
-          ...v.spec.template.spec,
-          containers: v.spec.template.spec.containers.map((c) => ({ ...c, image: undefined })),
-        },
-      },
-      volumeClaimTemplates: v.spec.volumeClaimTemplates,
-    });
-  return withoutImages(from) === withoutImages(to) ? changes : undefined;
-}
