@@ -1,10 +1,70 @@
 import { defineConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
+
+/**
+ * The longest integration files of an idle make test (the "slowest files" line of
+ * test/support/run-suite.mjs), longest first, per backend. make test runs two files at a time
+ * per suite: a long file started last keeps one worker busy alone at the end of the suite (in a
+ * fresh clone vitest has no timings and starts the biggest files first, so chaos-slice, a small
+ * file of a minute, ended both suites). Started first, the short files fill in behind them.
+ * Keep it roughly in order when a file gets much faster or slower.
+ */
+const SLOW_FIRST: Record<string, string[]> = {
+  embedded: [
+    "test/integration/network-faults.test.ts",
+    "test/integration/chaos-slice.test.ts",
+    "test/e2e/fresh-clone.test.ts",
+    "test/integration/hooks-takeover.test.ts",
+    "test/e2e/shim/kubectl-basics.test.ts",
+    "test/integration/versions.test.ts",
+    "test/e2e/plugin.test.ts",
+    "test/integration/migration-messages.test.ts",
+    "test/integration/rollout-crash.test.ts",
+    "test/integration/gitops.test.ts",
+    "test/integration/rollout-steps.test.ts",
+    "test/e2e/shim/http-fuzz.test.ts",
+    "test/integration/adoption.test.ts",
+  ],
+  real: [
+    "test/integration/network-faults.test.ts",
+    "test/integration/versions.test.ts",
+    "test/integration/chaos-slice.test.ts",
+    "test/integration/gitops.test.ts",
+    "test/integration/hooks-takeover.test.ts",
+    "test/e2e/plugin.test.ts",
+    "test/integration/migration-messages.test.ts",
+    "test/integration/failover.test.ts",
+    "test/integration/rollout-canary.test.ts",
+    "test/integration/rollout-crash.test.ts",
+    "test/integration/helm.test.ts",
+    "test/integration/adopt.test.ts",
+    "test/e2e/completion.test.ts",
+    "test/integration/rollout-ha.test.ts",
+  ],
+};
+
+/** vitest's order (failed first, then longest by its cache), but SLOW_FIRST's files first. */
+class SlowFirstSequencer extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const first = SLOW_FIRST[process.env.PETSET_TEST_BACKEND ?? "embedded"] ?? [];
+    const rank = (f: TestSpecification) => {
+      const i = first.findIndex((path) => f.moduleId.endsWith(`/${path}`));
+      return i < 0 ? first.length : i;
+    };
+    return sorted
+      .map((f, i) => ({ f, i, r: rank(f) }))
+      .sort((a, b) => a.r - b.r || a.i - b.i)
+      .map((x) => x.f);
+  }
+}
 
 // Four projects: `unit` is pure and fast; `integration` talks to an API server chosen by
 // PETSET_TEST_BACKEND (embedded | real | kubeconfig) through test/support/cluster.ts;
 // `fuzz` is `make fuzz`; `conformance` compares the embedded server with a real kube-apiserver.
 export default defineConfig({
   test: {
+    sequence: { sequencer: SlowFirstSequencer },
     projects: [
       {
         test: {
