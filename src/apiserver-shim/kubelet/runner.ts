@@ -90,6 +90,12 @@ export class StageRunner {
    */
   private readonly placements = new Map<string, { node: string; ip: string | undefined }>();
   private readonly perNode = new Map<string, { pods: number; ips: Map<string, number> }>();
+  /**
+   * Pods whose resize waits for room (PodResizePending reason Deferred), per node. As the
+   * kubelet retries a deferred resize when pods on its node go or shrink, any other pod of the
+   * node that changes or goes re-evaluates them (kept per event: usually empty).
+   */
+  private readonly deferred = new Map<string, Set<string>>();
 
   constructor(private readonly o: StageRunnerOptions) {
     this.managed = new Set(o.managedNodes);
@@ -114,6 +120,7 @@ export class StageRunner {
       this.place(objKey, obj);
     }
     this.evaluate(resource, objKey);
+    if (resource === "pods") this.trackDeferred(objKey, obj);
     // A node or a claim that changed may let an unbound pod be bound now.
     if (
       (resource === "nodes" && this.managed.has(obj.metadata.name)) ||
@@ -134,6 +141,7 @@ export class StageRunner {
     if (resource === "pods") {
       this.assumed.delete(objKey);
       this.place(objKey, undefined);
+      this.trackDeferred(objKey, undefined, podNodeName(obj));
     }
     if (resource === "nodes") {
       this.nodesCache = undefined;
@@ -145,6 +153,30 @@ export class StageRunner {
   /** The nodes this kubelet plays now (its own and, with adoptFakeNodes, those it adopted). */
   managedNodes(): string[] {
     return [...this.managed];
+  }
+
+  /**
+   * Keeps `deferred` up to date for `pod` (undefined: gone from `node`); when another pod of
+   * the node changed or went, its deferred pods are evaluated again (their room may have come).
+   */
+  private trackDeferred(objKey: string, pod: KubeObject | undefined, goneFrom = ""): void {
+    const node = pod ? podNodeName(pod) : goneFrom;
+    if (!node) return;
+    let waiting = this.deferred.get(node);
+    if (pod !== undefined && isResizeDeferred(pod)) {
+      if (!waiting) {
+        waiting = new Set();
+        this.deferred.set(node, waiting);
+      }
+      waiting.add(objKey);
+      return;
+    }
+    waiting?.delete(objKey);
+    if (!waiting || waiting.size === 0) {
+      this.deferred.delete(node);
+      return;
+    }
+    for (const key of waiting) this.evaluate("pods", key);
   }
 
   /** Counts `pod` (undefined: gone) on the node it is bound or assumed to, with its IP. */
@@ -349,4 +381,15 @@ function podNodeName(pod: KubeObject): string | undefined {
   const spec = pod.spec;
   if (spec === null || typeof spec !== "object" || !("nodeName" in spec)) return undefined;
   return typeof spec.nodeName === "string" && spec.nodeName ? spec.nodeName : undefined;
+}
+
+/** The pod's resize waits for room on its node (PodResizePending, reason Deferred). */
+function isResizeDeferred(pod: KubeObject): boolean {
+  const conditions = (pod.status as { conditions?: unknown } | undefined)?.conditions;
+  return (
+    Array.isArray(conditions) &&
+    conditions.some(
+      (c: { type?: unknown; reason?: unknown }) => c?.type === "PodResizePending" && c.reason === "Deferred",
+    )
+  );
 }

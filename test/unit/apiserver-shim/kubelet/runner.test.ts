@@ -165,3 +165,42 @@ describe("StageRunner", () => {
     expect(condition(podOf(api, "web-0"), "Ready")).toBe("False");
   });
 });
+
+describe("issue 28: a deferred resize is retried when room comes", () => {
+  const onNode0 = (name: string, cpu: string): Record<string, unknown> =>
+    pod(
+      name,
+      {},
+      {
+        spec: {
+          nodeName: "petset-node-0",
+          containers: [{ name: "app", image: "nginx:1.27", resources: { requests: { cpu } } }],
+        },
+      },
+    );
+  const resizePending = (api: FakeApi, name: string) =>
+    (podOf(api, name).status as { conditions?: { type: string; reason?: string }[] }).conditions?.find(
+      (c) => c.type === "PodResizePending",
+    )?.reason;
+  const allocatedCpu = (api: FakeApi, name: string) =>
+    (podOf(api, name).status as { containerStatuses?: { resources?: { requests?: { cpu?: string } } }[] })
+      .containerStatuses?.[0]?.resources?.requests?.cpu;
+
+  it("a pod of the node going away lets the Deferred resize through, with no change to the deferred pod", async () => {
+    const api = await setup();
+    api.create("pods", onNode0("hog", "20"));
+    api.create("pods", onNode0("web-0", "8"));
+    await api.advance(1_000);
+    expect(allocatedCpu(api, "web-0")).toBe("8");
+    api.update("pods", "default/web-0", (p) => {
+      (p.spec as { containers: { resources: { requests: { cpu: string } } }[] })
+        .containers[0]!.resources.requests.cpu = "16";
+    });
+    await api.advance(1_000);
+    expect(resizePending(api, "web-0")).toBe("Deferred"); // 20 + 16 > 32 cpus
+    api.remove("pods", "default/hog");
+    await api.advance(1_000);
+    expect(resizePending(api, "web-0")).toBeUndefined();
+    expect(allocatedCpu(api, "web-0")).toBe("16");
+  });
+});
