@@ -10,6 +10,7 @@ import { isAbsolute, resolve } from "node:path";
 import { Command, Option } from "commander";
 import { apiServerBenchmark } from "./apiserver.js";
 import { gcServerBenchmark } from "./gc-server.js";
+import { historyCompareBenchmark } from "./history-compare.js";
 import { rolloutBenchmark } from "./rollout.js";
 import { scaleBenchmark } from "./scale.js";
 import { type BackendName, startBackend } from "./support/backends.js";
@@ -24,6 +25,7 @@ const BENCHMARKS: readonly Benchmark[] = [
   rolloutBenchmark,
   scaleBenchmark,
   gcServerBenchmark,
+  historyCompareBenchmark,
 ];
 
 interface Flags {
@@ -42,6 +44,8 @@ interface Flags {
   pets?: number;
   runs?: number;
   comparePets?: number;
+  historySets?: number;
+  historyGc?: number;
 }
 
 const count = (v: string) => {
@@ -61,7 +65,7 @@ const program = new Command()
   .option("--out <dir>", "results directory", "bench/results")
   .option(
     "--statefulset",
-    "rollout: also side by side with the built-in StatefulSet controller on a private control plane of kube-apiserver built from Go modules, whichever --backend (bench/rollout-compare.ts)",
+    "rollout, history-compare: also side by side with kube-controller-manager's StatefulSet controller on a private control plane of kube-apiserver built from Go modules, whichever --backend (bench/rollout-compare.ts, bench/history-compare.ts)",
     false,
   )
   .option("--controller-cpu-prof <dir>", "run the controller under node --cpu-prof, profiles into <dir>")
@@ -82,8 +86,18 @@ const program = new Command()
     count,
   )
   .option("--pets <n>", "rollout: pets; scale: pets per PetSet (overrides --scale)", count)
-  .option("--runs <n>", "rollout --statefulset: rounds per maxUnavailable (default 3)", count)
-  .option("--compare-pets <n>", "rollout --statefulset: pets in the comparison (default --pets)", count);
+  .option(
+    "--runs <n>",
+    "rollout --statefulset: rounds per maxUnavailable (default 3); history-compare: rounds per side (default 2)",
+    count,
+  )
+  .option("--compare-pets <n>", "rollout --statefulset: pets in the comparison (default --pets)", count)
+  .option("--history-sets <n>", "history-compare: sets per side (default --petsets, else by --scale)", count)
+  .option(
+    "--history-gc <n>",
+    "history-compare: excess history objects the GC deletes (default --gc-versions)",
+    count,
+  );
 
 /** The commit the code ran from, so records of different builds are never read as one curve. */
 function gitCommit(): string | undefined {
@@ -147,6 +161,8 @@ async function main(): Promise<void> {
             pets: flags.pets,
             runs: flags.runs,
             comparePets: flags.comparePets,
+            historySets: flags.historySets,
+            historyGc: flags.historyGc,
           },
           log,
         });

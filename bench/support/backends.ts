@@ -6,7 +6,7 @@
 import { execFile } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { KubeConfig } from "@kubernetes/client-node";
 import { loadKubeConfig } from "../../src/util/kubeconfig.js";
@@ -55,8 +55,15 @@ export interface BackendOptions {
   serverNodeArgs?: string[];
 }
 
+const SHARED_CLUSTER_DIR = join(homedir(), ".cache", "petset", "cluster");
+
 export function realClusterDir(): string {
-  return process.env.PETSET_CLUSTER_DIR ?? join(homedir(), ".cache", "petset", "cluster");
+  return process.env.PETSET_CLUSTER_DIR ?? SHARED_CLUSTER_DIR;
+}
+
+/** The shared test cluster's state dir (other engineers' test runs use it: never pause it). */
+export function isSharedClusterDir(dir: string): boolean {
+  return resolve(dir) === resolve(SHARED_CLUSTER_DIR);
 }
 
 /**

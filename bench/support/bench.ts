@@ -11,6 +11,9 @@ export interface SizeOverrides {
   /** rollout --statefulset: rounds per maxUnavailable, and pets in the comparison. */
   runs?: number;
   comparePets?: number;
+  /** history-compare: sets per side and excess history for the GC (over petSets, gcVersions). */
+  historySets?: number;
+  historyGc?: number;
 }
 
 export interface BenchContext {

@@ -15,12 +15,29 @@ export function readProc(pid: number): ProcSample {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
   const kib = (field: string) =>
     Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0) * 1024;
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  // Fields after the command name (which may contain spaces) start at ") ".
-  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const stat = parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  return { rssBytes: kib("VmRSS"), hwmBytes: kib("VmHWM"), cpuSeconds: stat.cpuSeconds };
+}
+
+/**
+ * The state letter (R, S, T stopped, …) and user + system CPU seconds of one /proc/<pid>/stat
+ * line. The command name (field 2) is in parentheses and may hold spaces and ")", so fields are
+ * counted from the last ")".
+ */
+export function parseProcStat(stat: string): { state: string; cpuSeconds: number } {
+  const close = stat.lastIndexOf(")");
+  if (close < 0) throw new Error(`not a /proc/<pid>/stat line: ${stat.slice(0, 80)}`);
+  const rest = stat.slice(close + 2).split(" ");
   const utime = Number(rest[11]);
   const stime = Number(rest[12]);
-  return { rssBytes: kib("VmRSS"), hwmBytes: kib("VmHWM"), cpuSeconds: (utime + stime) / CLOCK_TICKS };
+  if (!Number.isFinite(utime) || !Number.isFinite(stime))
+    throw new Error(`no utime/stime in /proc/<pid>/stat: ${stat.slice(0, 80)}`);
+  return { state: rest[0] ?? "", cpuSeconds: (utime + stime) / CLOCK_TICKS };
+}
+
+/** The process's state letter from /proc (T: stopped by a signal). */
+export function procState(pid: number): string {
+  return parseProcStat(readFileSync(`/proc/${pid}/stat`, "utf8")).state;
 }
 
 const MiB = 1024 * 1024;
