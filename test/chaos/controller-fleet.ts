@@ -50,6 +50,14 @@ export interface FleetCounts {
   frozenCandidates: number;
 }
 
+/** A replica as the judges see it afterwards: its log, when it exited, when it was frozen. */
+export interface ReplicaHistory {
+  identity: string;
+  log(): string;
+  exitedAt?: number;
+  frozenAt?: number;
+}
+
 interface Replica {
   proc: ControllerProcess;
   /** We signalled it: its exit is no crash. */
@@ -75,6 +83,8 @@ export class ControllerFleet {
   readonly fencing: FencingBreach[] = [];
   readonly counts: FleetCounts = { started: 0, kills: 0, freezes: 0, steppedDown: 0, frozenCandidates: 0 };
   private readonly live = new Set<Replica>();
+  /** Every replica started, with when it exited or was frozen (node-serving.ts reads it). */
+  readonly history: ReplicaHistory[] = [];
   private lastLog = "";
   private stopping = false;
 
@@ -91,9 +101,12 @@ export class ControllerFleet {
       { lease: CHAOS_LEASE },
     );
     const replica: Replica = { proc, caused: false };
+    const past: ReplicaHistory = { identity: proc.identity, log: () => proc.log() };
+    this.history.push(past);
     this.live.add(replica);
     this.counts.started++;
     void proc.exited.then((code) => {
+      past.exitedAt = Date.now();
       this.live.delete(replica);
       this.lastLog = proc.log();
       // CHAOS_CONTROLLER_LOGS=DIR keeps every replica's whole log (DIR/<namespace>-<identity>.log).
@@ -158,6 +171,8 @@ export class ControllerFleet {
     if (pid === undefined) return;
     leader.caused = true;
     this.counts.freezes++;
+    const past = this.history.find((h) => h.identity === leader.proc.identity);
+    if (past) past.frozenAt ??= Date.now();
     process.kill(pid, "SIGSTOP");
     try {
       if (this.live.size < 2) this.spawn();

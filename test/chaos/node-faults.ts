@@ -15,6 +15,7 @@ import { CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from "@k
 import {
   API_VERSION,
   GROUP,
+  HookAnnotations,
   type HookRecord,
   PETSET_KIND,
   PETSET_PLURAL,
@@ -22,6 +23,7 @@ import {
 } from "../../src/api/index.js";
 import { REPO_ROOT } from "../support/cluster.js";
 import { type NodeFindings, NodeJudge, type NodeLoss } from "./node-judge.js";
+import type { Interval } from "./node-serving.js";
 import type { Rng } from "./prng.js";
 
 export const FENCED = "fenced";
@@ -43,6 +45,8 @@ export interface NodeFaultOptions {
   /** Seconds before a lost node is marked Ready=Unknown (the node monitor grace). */
   graceSeconds: number;
   log: (line: string) => void;
+  /** When a controller served (node-serving.ts): the judge counts recovery in controller time. */
+  serving?: () => Interval[];
 }
 
 export type FenceAnswer = "ack" | "fail" | "hang";
@@ -57,6 +61,7 @@ export class NodeFaults {
   private readonly custom: CustomObjectsApi;
   private stopped = false;
   private loops: Promise<void>[] = [];
+  private answering: Promise<void>[] = [];
 
   constructor(private readonly o: NodeFaultOptions) {
     const suffix = o.namespace.slice(-6).replace(/[^a-z0-9]/g, "x");
@@ -222,7 +227,10 @@ export class NodeFaults {
     }
   }
 
-  /** Answers each Running fence once: ack 70 %, fail 15 %, hang 15 % (left to time out). */
+  /**
+   * Answers each Running fence once: ack 70 %, fail 15 %, hang 15 % (left to time out). Each
+   * answer is its own task, so one waiting does not hold the others.
+   */
   private async fencerLoop(): Promise<void> {
     while (!this.stopped) {
       try {
@@ -233,21 +241,11 @@ export class NodeFaults {
           const answer: FenceAnswer = x < 0.7 ? "ack" : x < 0.85 ? "fail" : "hang";
           this.answers.set(key, answer);
           this.judge.answered(f.podUID ?? "", answer);
+          this.judge.note(Date.now(), `fencer: ${answer} for ${f.id} attempt ${f.attempts}`);
           this.o.log(`  fence ${f.id}: ${answer}`);
           if (answer === "hang") continue;
-          await sleep(Math.floor(this.o.rng.next() * 3_000));
-          const args =
-            answer === "ack"
-              ? ["hook", "ack", FENCED, f.id]
-              : ["hook", "fail", FENCED, f.id, "--message", "chaos: BMC said no"];
-          // The answer is refused until the controller has written its request (and while the
-          // API server restarts): retried for 30 s, as a fencer would.
-          let code = await this.plugin(args);
-          for (let i = 0; code !== 0 && i < 30 && !this.stopped; i++) {
-            await sleep(1_000);
-            code = await this.plugin(args);
-          }
-          if (code !== 0) this.errors.push(`hook ${answer} ${f.id}: exit ${code} for 30 s`);
+          const delayMs = Math.floor(this.o.rng.next() * 3_000);
+          this.answering.push(this.answer(f, answer, delayMs));
         }
       } catch {
         // the API server restarts under chaos
@@ -256,7 +254,66 @@ export class NodeFaults {
     }
   }
 
-  private plugin(args: string[]): Promise<number> {
+  /**
+   * `kubectl petset hook ack|fail` for run `f`, as a fencer (`kubectl petset observe`) would: it
+   * answers the request the controller writes on the pod, so it is tried again while the fence
+   * is still Running at that attempt (no controller may serve for a while: a killed leader's
+   * Lease runs out, a replacement starts, a leader is frozen). The harness's error: the request
+   * pending on the pod and the answer still refused 30 s later (the CLI or the handshake wrong).
+   */
+  private async answer(f: HookRecord, answer: "ack" | "fail", delayMs: number): Promise<void> {
+    await sleep(delayMs);
+    const args =
+      answer === "ack"
+        ? ["hook", "ack", FENCED, f.id]
+        : ["hook", "fail", FENCED, f.id, "--message", "chaos: BMC said no"];
+    let pendingSince: number | undefined;
+    let refusals = 0;
+    let last = "";
+    for (;;) {
+      const out = await this.plugin(args);
+      if (out.code === 0) {
+        this.judge.note(Date.now(), `fencer: hook ${answer} ${f.id} answered (${refusals} refused before)`);
+        break;
+      }
+      refusals++;
+      last = out.stderr;
+      const still = await this.stillRunning(f);
+      if (still === "moved on" || this.stopped) {
+        this.judge.note(
+          Date.now(),
+          `fencer: ${f.id} attempt ${f.attempts} ${still}; answer dropped: ${last}`,
+        );
+        break;
+      }
+      if (still === "pending") pendingSince ??= Date.now();
+      if (pendingSince !== undefined && Date.now() - pendingSince > 30_000) {
+        this.errors.push(`hook ${answer} ${f.id}: refused for 30 s while its request was pending: ${last}`);
+        break;
+      }
+      await sleep(1_000);
+    }
+    this.judge.answerWritten(f.podUID ?? "");
+  }
+
+  /** Is run `f` still Running at its attempt, and is its request on the pod yet? */
+  private async stillRunning(f: HookRecord): Promise<"pending" | "not requested" | "moved on"> {
+    try {
+      const now = (await this.fenceRecords()).find((r) => r.id === f.id);
+      if (now?.phase !== "Running" || now.attempts !== f.attempts) return "moved on";
+      const pods = await this.pods();
+      const asked = pods.some(
+        (p) =>
+          p.metadata?.uid === f.podUID &&
+          p.metadata?.annotations?.[HookAnnotations.request]?.includes(`"${f.id}"`) === true,
+      );
+      return asked ? "pending" : "not requested";
+    } catch {
+      return "not requested"; // the API server restarts under chaos: try again
+    }
+  }
+
+  private plugin(args: string[]): Promise<{ code: number; stderr: string }> {
     const full = [
       PLUGIN,
       ...args.slice(0, 2),
@@ -267,8 +324,12 @@ export class NodeFaults {
       ...args.slice(2),
     ];
     return new Promise((resolve) => {
-      const c = spawn(process.execPath, full, { stdio: "ignore" });
-      c.once("exit", (code) => resolve(code ?? 1));
+      const c = spawn(process.execPath, full, { stdio: ["ignore", "ignore", "pipe"] });
+      let stderr = "";
+      c.stderr?.on("data", (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      c.once("close", (code) => resolve({ code: code ?? 1, stderr: stderr.trim().slice(0, 300) }));
     });
   }
 
@@ -278,8 +339,8 @@ export class NodeFaults {
     if (!(await this.waitWhole(convergeMs)))
       this.errors.push(`${FENCED} not whole within ${convergeMs} ms after the faults`);
     this.stopped = true;
-    await Promise.all(this.loops);
-    return this.judge.findings(this.answers, this.errors);
+    await Promise.all([...this.loops, ...this.answering]);
+    return this.judge.findings(this.answers, this.errors, this.o.serving?.());
   }
 
   async cleanup(): Promise<void> {

@@ -29,6 +29,7 @@ import {
 } from "./hook-side-effects.js";
 import { NodeFaults } from "./node-faults.js";
 import type { NodeFindings } from "./node-judge.js";
+import { servingIntervals } from "./node-serving.js";
 import { convergenceGap, judgeVersions, listVersions } from "./outcome.js";
 import { seededRng } from "./prng.js";
 import {
@@ -191,6 +192,7 @@ export async function runChaos(cluster: ChaosCluster, opts: RunOptions): Promise
           windowMs: opts.profile.actionMs,
           graceSeconds: cluster.nodeGraceSeconds,
           log,
+          serving: () => servingIntervals(fleet.history, Date.now()),
         })
       : undefined;
   fleet.start();

@@ -63,3 +63,36 @@ describe("node judge", () => {
     expect(inTime.findings(new Map(), []).unrecovered).toEqual([]);
   });
 });
+
+describe("node judge, controller time", () => {
+  /** fenced-1 lost at 0, fence acked; Ready elsewhere at `readyAt`. */
+  function judged(readyAt: number, serving: { from: number; to: number }[], fencer?: [number, number]) {
+    const j = new NodeJudge(4);
+    j.lost({ node: "n1", pet: "fenced-1", uid: "a", lostAt: 0 });
+    const [drawn, written] = fencer ?? [0, 0];
+    j.answered("a", "ack", drawn);
+    j.answerWritten("a", written);
+    j.sample(1_000, [pod("fenced-1", "a", "n1", false)], [], [fence("a", "n1", "Succeeded")]);
+    j.sample(readyAt, [pod("fenced-1", "b", "n2", true)], [], [fence("a", "n1", "Succeeded")]);
+    return j.findings(new Map([["x#1", "ack"]]), [], serving);
+  }
+  const bound = (4 + 2 + SLACK_SECONDS) * 1000;
+
+  it("issue 27: a pet late only while no controller served (killed, starting, frozen) is recovered", () => {
+    // Ready at 100 s; a controller served only from 60 s on: 40 s of controller time.
+    expect(judged(100_000, [{ from: 60_000, to: 200_000 }]).unrecovered).toEqual([]);
+  });
+
+  it("issue 27: a pet late while a controller served is unrecovered (planted: nothing moved it)", () => {
+    const f = judged(bound + 5_000, [{ from: 0, to: 500_000 }]);
+    expect(f.unrecovered).toEqual([
+      `fenced-1 (node n1, acked): Ready after ${bound + 5_000} ms, ${bound + 5_000} ms of it controller time (bound ${bound} ms)`,
+    ]);
+  });
+
+  it("issue 27: the time the fencer holds its answer is not the controller's", () => {
+    // Served throughout; the fencer took 30 s to write its ack.
+    expect(judged(bound + 20_000, [{ from: 0, to: 500_000 }], [10_000, 40_000]).unrecovered).toEqual([]);
+    expect(judged(bound + 40_000, [{ from: 0, to: 500_000 }], [10_000, 40_000]).unrecovered).toHaveLength(1);
+  });
+});
