@@ -28,6 +28,9 @@ import { imagePatch, MERGE_PATCH } from "./petsets.js";
 import { readProc } from "./proc.js";
 import { runPool, sleep } from "./stats.js";
 
+/** A controller using at most this much CPU over 2 s is quiet (kube-controller-manager idles at ~0.025). */
+const QUIET_CORES = 0.05;
+
 type SetObj = SetObject & KubeObject;
 type HistObj = HistoryObject & KubeObject;
 type Listener = (what: "set" | "history", type: ObjectEvent, o: KubeObject, at: number) => void;
@@ -122,6 +125,8 @@ export interface VersionsRound {
   /** SIGCONT until every set's new history object was seen. */
   historySeconds: number;
   notRecorded: number;
+  /** How long the controller took to be quiet before the round (not timed). */
+  quietSeconds: number;
   controllerCpuSeconds: number;
   controllerIdleCores: number;
   perChange: PerUnit;
@@ -139,6 +144,9 @@ export async function versionsRound(
   image: string,
 ): Promise<VersionsRound> {
   if (!(await w.sets.until(allSettled(w, names), 300_000))) throw new Error(`${side.name}: sets not settled`);
+  // Settled statuses can come before the controller's follow-up work (Events, its own writes'
+  // watch events): wait until its CPU is quiet, so that work is not counted in this round.
+  const quietSeconds = await secondsUntilCpuQuiet(side.pid, QUIET_CORES, 120_000);
   const idle = await idleCores(side.pid);
   const previous = new Map(
     names.map((n) => [n, updateMarker(w.sets.live.get(n) ?? { metadata: { name: n } })]),
@@ -211,6 +219,7 @@ export async function versionsRound(
     seconds: ok ? seconds : Number.NaN,
     historySeconds: histories.length === names.length ? (Math.max(...histories) - t0) / 1000 : Number.NaN,
     notRecorded: names.length - Math.min(statusAt.size, historyAt.size),
+    quietSeconds,
     controllerCpuSeconds: cpu,
     controllerIdleCores: idle,
     perChange: perUnit(cpu, seconds, names.length, idle),
@@ -262,7 +271,7 @@ export async function gcRound(
   const owned = () => w.historyCount.get(name) ?? 0;
   if (!(await w.history.until(() => owned() >= excess + 1, 120_000)))
     throw new Error(`${side.name}: ${owned()} of ${excess + 1} history objects seen`);
-  const digestSeconds = await secondsUntilCpuQuiet(side.pid, Math.max(idle * 1.5, idle + 0.02), 600_000);
+  const digestSeconds = await secondsUntilCpuQuiet(side.pid, Math.max(QUIET_CORES, idle * 1.5), 600_000);
   const before = owned();
   let end: { at: number; cpu: number; server: number } | undefined;
   let finished: () => void = () => {};
