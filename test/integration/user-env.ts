@@ -91,6 +91,15 @@ export class Env {
     this.controller = handle;
   }
 
+  /** Stops the controller as a rolling restart does: running syncs finish, the Lease is released. */
+  async stopController(): Promise<void> {
+    const c = this.controller;
+    this.controller = undefined;
+    if (!c) return;
+    running.delete(c);
+    await c.stop();
+  }
+
   /** Stops the controller as a crash would (lease not released): the next one waits for it. */
   async killController(): Promise<void> {
     const c = this.controller;
