@@ -12,6 +12,10 @@
  *    PetSets at that size, and watch latency there (support/watch-latency.ts).
  * 4. Rollout among them: the same 10-pet rollout as phase 1, in the populated namespace,
  *    reported as a ratio to the baseline.
+ *
+ * The controller's RSS is sampled every 250 ms through every phase (support/rss-trace.ts):
+ * `controllerRssTrace` states its maximum over the whole run, the kernel's high-water mark
+ * and how many samples exceeded 300 MiB (issue 29's target at 10,000 x 3).
  */
 import { join } from "node:path";
 import type { BenchContext, Benchmark, BenchOutput } from "./support/bench.js";
@@ -19,6 +23,7 @@ import { changesAmong } from "./support/changes-among.js";
 import { imagePatch, MERGE_PATCH, petSetManifest, petSetsPath } from "./support/petsets.js";
 import { ProcSampler, rssMiB } from "./support/proc.js";
 import { type ControllerProcess, metricIn, startController } from "./support/processes.js";
+import { RssTrace } from "./support/rss-trace.js";
 import { secondsUntilSettled } from "./support/settled.js";
 import { latencySummary, m, runPool, sleep, waitFor } from "./support/stats.js";
 import { watchLatency } from "./support/watch-latency.js";
@@ -33,6 +38,8 @@ const BURST_CHANGES = 300;
 /** Watch latency at size: 10 watches (as many informers) on each collection, 20 patches. */
 const WATCHERS = 10;
 const WATCH_WRITES = 20;
+/** Issue 29: the controller's RSS at 10,000 x 3, every sample. */
+const RSS_LIMIT_MIB = 300;
 
 interface Listed {
   items: { status?: { readyReplicas?: number; currentVersion?: number } }[];
@@ -89,161 +96,188 @@ export const scaleBenchmark: Benchmark = {
   async run(ctx): Promise<BenchOutput> {
     const petSets = ctx.sizes.petSets ?? SIZES[ctx.scale].petSets;
     const pets = ctx.sizes.pets ?? SIZES[ctx.scale].pets;
-    const { http } = ctx.backend;
-
-    ctx.log(`baseline: a ${ROLLOUT_PETS}-pet rollout in an empty namespace`);
-    const emptyNs = await ctx.backend.namespace("bench-scale-empty");
-    const baselineController = await controllerIn(ctx, emptyNs, "controller-baseline.log");
-    let baselineSeconds: number;
+    const rss = new RssTrace(RSS_LIMIT_MIB);
+    let out: BenchOutput;
     try {
-      baselineSeconds = await tenPetRollout(ctx, emptyNs);
+      out = await runScale(ctx, petSets, pets, rss);
     } finally {
-      await baselineController.stop();
-      await ctx.backend.deleteNamespace(emptyNs);
+      ctx.log(`controller RSS over the run: ${JSON.stringify(rss.stop().wholeRun)}`);
     }
-    ctx.log(`baseline rollout ${baselineSeconds.toFixed(1)} s`);
-
-    const ns = await ctx.backend.namespace("bench-scale");
-    let controller = await controllerIn(ctx, ns, "controller-populate.log");
-    try {
-      ctx.log(`populate: ${petSets} PetSets x ${pets} pets`);
-      const t0 = performance.now();
-      await runPool(petSets, CONCURRENCY, async (i) => {
-        const manifest = petSetManifest(`s-${i}`, { replicas: pets, image: "nginx:1.26" });
-        (manifest.spec as Record<string, unknown>).podManagementPolicy = "Parallel";
-        await http.jsonRetry("POST", petSetsPath(ns), manifest);
-      });
-      const createdSeconds = (performance.now() - t0) / 1000;
-      await waitFor(
-        `${petSets} PetSets with ${pets} ready pets`,
-        async () => {
-          const list = await http.json<Listed>("GET", petSetsPath(ns));
-          const ready = list.items.filter(
-            (p) => p.status?.readyReplicas === pets && p.status?.currentVersion === 1,
-          ).length;
-          return ready >= petSets ? true : undefined;
-        },
-        Math.max(600_000, petSets * pets * 100),
-        5_000,
-      );
-      const populateSeconds = (performance.now() - t0) / 1000;
-      ctx.log(`populated in ${populateSeconds.toFixed(1)} s (creates took ${createdSeconds.toFixed(1)} s)`);
-
-      ctx.log("cold start: controller stopped and started again");
-      await controller.stop();
-      const t1 = performance.now();
-      controller = await controllerIn(ctx, ns, "controller-cold.log");
-      const cachesSyncedSeconds = (performance.now() - t1) / 1000;
-      await waitFor(
-        `every PetSet synced once (${petSets})`,
-        async () => {
-          const text = await controller.metricsText();
-          return metricIn(text, "petset_syncs_total") >= petSets && metricIn(text, "petset_queue_depth") === 0
-            ? true
-            : undefined;
-        },
-        600_000,
-        SYNCED_POLL_MS,
-      );
-      const allSyncedSeconds = (performance.now() - t1) / 1000;
-      const rssAfterSync = rssMiB(controller.pid);
-      // Where the RSS goes (prom-client's process metrics of the controller).
-      const mib = async (name: string) => m((await metric(controller, name)) / 2 ** 20, "MiB");
-      const controllerMemory = {
-        rss: rssAfterSync,
-        heapUsed: await mib("nodejs_heap_size_used_bytes"),
-        heapTotal: await mib("nodejs_heap_size_total_bytes"),
-        external: await mib("nodejs_external_memory_bytes"),
-      };
-      ctx.log(
-        `caches synced ${cachesSyncedSeconds.toFixed(1)} s, all synced ${allSyncedSeconds.toFixed(1)} s`,
-      );
-
-      await sleep(5_000); // let requeues of the start-up settle before the idle window
-      const idle = new ProcSampler(controller.pid).start();
-      const serverIdle = new ProcSampler(ctx.backend.apiServerPid).start();
-      await sleep(IDLE_SECONDS * 1000);
-      const idleController = idle.stop();
-      const idleServer = serverIdle.stop();
-      ctx.log(`idle CPU ${idleController.cpuAverage?.value} cores`);
-
-      const server: Record<string, unknown> = { apiServerRss: rssMiB(ctx.backend.apiServerPid) };
-      if (ctx.backend.storagePid !== undefined) server.etcdRss = rssMiB(ctx.backend.storagePid);
-      const podList = await listLatency(ctx, `/api/v1/namespaces/${ns}/pods`, 5);
-      const petSetList = await listLatency(ctx, petSetsPath(ns), 5);
-      ctx.log(`watch latency: ${WATCHERS} watches, ${WATCH_WRITES} patches, on pods and on PetSets`);
-      const someNames = Array.from({ length: WATCH_WRITES }, (_, i) =>
-        Math.floor((i * petSets) / WATCH_WRITES),
-      );
-      const podWatch = await watchLatency(ctx, {
-        collection: `/api/v1/namespaces/${ns}/pods`,
-        names: someNames.map((i) => `s-${i}-0`),
-        watchers: WATCHERS,
-        writes: WATCH_WRITES,
-      });
-      const petSetWatch = await watchLatency(ctx, {
-        collection: petSetsPath(ns),
-        names: someNames.map((i) => `s-${i}`),
-        watchers: WATCHERS,
-        writes: WATCH_WRITES,
-      });
-
-      ctx.log(`rollout of a ${ROLLOUT_PETS}-pet PetSet among them`);
-      const amongSeconds = await tenPetRollout(ctx, ns);
-      const ratio = amongSeconds / baselineSeconds;
-      ctx.log(`rollout ${amongSeconds.toFixed(1)} s, ${ratio.toFixed(2)}x the empty namespace's`);
-
-      ctx.log(`${SINGLE_CHANGES} changes one at a time among them, then a burst of ${BURST_CHANGES}`);
-      const changes = await changesAmong(ctx, ns, {
-        names: Array.from({ length: petSets }, (_, i) => `s-${i}`),
-        single: SINGLE_CHANGES,
-        burst: BURST_CHANGES,
-        imagePrefix: "nginx:1.27-among",
-      });
-
-      const headline = {
-        coldStartCachesSynced: m(cachesSyncedSeconds, "s"),
-        coldStartAllSynced: m(allSyncedSeconds, "s"),
-        controllerRss: rssAfterSync,
-        idleCpu: idleController.cpuAverage,
-        rolloutAmongOverEmpty: m(ratio, "x"),
-        singleChangeP50: changes.single.latency.p50,
-        burstVersionsPerSecond: changes.burst.versionsPerSecond,
-      };
-      return {
-        parameters: { namespace: ns, petSets, petsPerPetSet: pets, rolloutPets: ROLLOUT_PETS },
-        results: {
-          headline,
-          populate: { seconds: m(populateSeconds, "s"), createSeconds: m(createdSeconds, "s") },
-          coldStart: {
-            cachesSynced: m(cachesSyncedSeconds, "s"),
-            allSynced: m(allSyncedSeconds, "s"),
-            controllerRss: rssAfterSync,
-            controllerMemory,
-          },
-          idle: { seconds: IDLE_SECONDS, controller: idleController, server: idleServer },
-          lists: { pods: podList, petSets: petSetList },
-          watches: { pods: podWatch, petSets: petSetWatch },
-          server,
-          rollout: {
-            emptyNamespace: m(baselineSeconds, "s"),
-            amongPetSets: m(amongSeconds, "s"),
-            ratio: m(ratio, "x"),
-          },
-          changes,
-        },
-        notes: [
-          "Populate: PetSets created 8 at a time with podManagementPolicy Parallel; done when every one reports its pets ready at version 1.",
-          "Cold start: seconds from starting the controller process until /readyz (caches synced), and until petset_syncs_total >= N with an empty queue (one /metrics scrape a second; before 2026-12-02 two every 200 ms, which cost the controller a large share of its CPU at 10,000 PetSets).",
-          `Idle CPU: the controller's average over ${IDLE_SECONDS} s, 5 s after every PetSet was synced.`,
-          `Watch latency: ${WATCHERS} watches on the namespace's pods (then PetSets) from the current resourceVersion; ${WATCH_WRITES} annotation patches one at a time, each from just before its PATCH until every watch has its MODIFIED event (the controller runs, the patches change nothing it acts on).`,
-          "Rollout: a 10-pet PetSet from nginx:1.26 to 1.27; the baseline ran first in an empty namespace with its own controller.",
-          `Changes among them (last): ${SINGLE_CHANGES} image changes one at a time, each timed from its PATCH until its PetSetVersion is seen on a watch; then ${BURST_CHANGES} with 8 in flight, versions/s until the last is seen. Each change also rolls that PetSet's pets.`,
-        ],
-      };
-    } finally {
-      await controller.stop();
-      await ctx.backend.deleteNamespace(ns);
-    }
+    const trace = rss.stop();
+    const whole = trace.wholeRun as Record<string, unknown>;
+    const headline = out.results.headline as Record<string, unknown>;
+    headline.controllerRssMaxWholeRun = whole.maxRss;
+    headline.controllerRssPeakHwm = whole.peakRssHwm;
+    headline[`controllerRssSamplesAbove${RSS_LIMIT_MIB}MiB`] = whole[`samplesAbove${RSS_LIMIT_MIB}MiB`];
+    out.results.controllerRssTrace = trace;
+    out.notes.push(
+      `Controller RSS: sampled from /proc every 250 ms from the moment each controller process was ready until it stopped (baseline, populate, cold start and everything after), with the kernel's high-water mark (VmHWM) of each process, which also covers its start-up; samples above ${RSS_LIMIT_MIB} MiB counted.`,
+    );
+    return out;
   },
 };
+
+async function runScale(
+  ctx: BenchContext,
+  petSets: number,
+  pets: number,
+  rss: RssTrace,
+): Promise<BenchOutput> {
+  const { http } = ctx.backend;
+
+  ctx.log(`baseline: a ${ROLLOUT_PETS}-pet rollout in an empty namespace`);
+  const emptyNs = await ctx.backend.namespace("bench-scale-empty");
+  const baselineController = await controllerIn(ctx, emptyNs, "controller-baseline.log");
+  rss.follow(baselineController.pid, "baseline");
+  let baselineSeconds: number;
+  try {
+    baselineSeconds = await tenPetRollout(ctx, emptyNs);
+  } finally {
+    await baselineController.stop();
+    await ctx.backend.deleteNamespace(emptyNs);
+  }
+  ctx.log(`baseline rollout ${baselineSeconds.toFixed(1)} s`);
+
+  const ns = await ctx.backend.namespace("bench-scale");
+  let controller = await controllerIn(ctx, ns, "controller-populate.log");
+  rss.follow(controller.pid, "populate");
+  try {
+    ctx.log(`populate: ${petSets} PetSets x ${pets} pets`);
+    const t0 = performance.now();
+    await runPool(petSets, CONCURRENCY, async (i) => {
+      const manifest = petSetManifest(`s-${i}`, { replicas: pets, image: "nginx:1.26" });
+      (manifest.spec as Record<string, unknown>).podManagementPolicy = "Parallel";
+      await http.jsonRetry("POST", petSetsPath(ns), manifest);
+    });
+    const createdSeconds = (performance.now() - t0) / 1000;
+    await waitFor(
+      `${petSets} PetSets with ${pets} ready pets`,
+      async () => {
+        const list = await http.json<Listed>("GET", petSetsPath(ns));
+        const ready = list.items.filter(
+          (p) => p.status?.readyReplicas === pets && p.status?.currentVersion === 1,
+        ).length;
+        return ready >= petSets ? true : undefined;
+      },
+      Math.max(600_000, petSets * pets * 100),
+      5_000,
+    );
+    const populateSeconds = (performance.now() - t0) / 1000;
+    ctx.log(`populated in ${populateSeconds.toFixed(1)} s (creates took ${createdSeconds.toFixed(1)} s)`);
+
+    ctx.log("cold start: controller stopped and started again");
+    await controller.stop();
+    const t1 = performance.now();
+    controller = await controllerIn(ctx, ns, "controller-cold.log");
+    rss.follow(controller.pid, "coldStartAndAfter");
+    const cachesSyncedSeconds = (performance.now() - t1) / 1000;
+    await waitFor(
+      `every PetSet synced once (${petSets})`,
+      async () => {
+        const text = await controller.metricsText();
+        return metricIn(text, "petset_syncs_total") >= petSets && metricIn(text, "petset_queue_depth") === 0
+          ? true
+          : undefined;
+      },
+      600_000,
+      SYNCED_POLL_MS,
+    );
+    const allSyncedSeconds = (performance.now() - t1) / 1000;
+    const rssAfterSync = rssMiB(controller.pid);
+    // Where the RSS goes (prom-client's process metrics of the controller).
+    const mib = async (name: string) => m((await metric(controller, name)) / 2 ** 20, "MiB");
+    const controllerMemory = {
+      rss: rssAfterSync,
+      heapUsed: await mib("nodejs_heap_size_used_bytes"),
+      heapTotal: await mib("nodejs_heap_size_total_bytes"),
+      external: await mib("nodejs_external_memory_bytes"),
+    };
+    ctx.log(`caches synced ${cachesSyncedSeconds.toFixed(1)} s, all synced ${allSyncedSeconds.toFixed(1)} s`);
+
+    await sleep(5_000); // let requeues of the start-up settle before the idle window
+    const idle = new ProcSampler(controller.pid).start();
+    const serverIdle = new ProcSampler(ctx.backend.apiServerPid).start();
+    await sleep(IDLE_SECONDS * 1000);
+    const idleController = idle.stop();
+    const idleServer = serverIdle.stop();
+    ctx.log(`idle CPU ${idleController.cpuAverage?.value} cores`);
+
+    const server: Record<string, unknown> = { apiServerRss: rssMiB(ctx.backend.apiServerPid) };
+    if (ctx.backend.storagePid !== undefined) server.etcdRss = rssMiB(ctx.backend.storagePid);
+    const podList = await listLatency(ctx, `/api/v1/namespaces/${ns}/pods`, 5);
+    const petSetList = await listLatency(ctx, petSetsPath(ns), 5);
+    ctx.log(`watch latency: ${WATCHERS} watches, ${WATCH_WRITES} patches, on pods and on PetSets`);
+    const someNames = Array.from({ length: WATCH_WRITES }, (_, i) =>
+      Math.floor((i * petSets) / WATCH_WRITES),
+    );
+    const podWatch = await watchLatency(ctx, {
+      collection: `/api/v1/namespaces/${ns}/pods`,
+      names: someNames.map((i) => `s-${i}-0`),
+      watchers: WATCHERS,
+      writes: WATCH_WRITES,
+    });
+    const petSetWatch = await watchLatency(ctx, {
+      collection: petSetsPath(ns),
+      names: someNames.map((i) => `s-${i}`),
+      watchers: WATCHERS,
+      writes: WATCH_WRITES,
+    });
+
+    ctx.log(`rollout of a ${ROLLOUT_PETS}-pet PetSet among them`);
+    const amongSeconds = await tenPetRollout(ctx, ns);
+    const ratio = amongSeconds / baselineSeconds;
+    ctx.log(`rollout ${amongSeconds.toFixed(1)} s, ${ratio.toFixed(2)}x the empty namespace's`);
+
+    ctx.log(`${SINGLE_CHANGES} changes one at a time among them, then a burst of ${BURST_CHANGES}`);
+    const changes = await changesAmong(ctx, ns, {
+      names: Array.from({ length: petSets }, (_, i) => `s-${i}`),
+      single: SINGLE_CHANGES,
+      burst: BURST_CHANGES,
+      imagePrefix: "nginx:1.27-among",
+    });
+
+    const headline = {
+      coldStartCachesSynced: m(cachesSyncedSeconds, "s"),
+      coldStartAllSynced: m(allSyncedSeconds, "s"),
+      controllerRss: rssAfterSync,
+      idleCpu: idleController.cpuAverage,
+      rolloutAmongOverEmpty: m(ratio, "x"),
+      singleChangeP50: changes.single.latency.p50,
+      burstVersionsPerSecond: changes.burst.versionsPerSecond,
+    };
+    return {
+      parameters: { namespace: ns, petSets, petsPerPetSet: pets, rolloutPets: ROLLOUT_PETS },
+      results: {
+        headline,
+        populate: { seconds: m(populateSeconds, "s"), createSeconds: m(createdSeconds, "s") },
+        coldStart: {
+          cachesSynced: m(cachesSyncedSeconds, "s"),
+          allSynced: m(allSyncedSeconds, "s"),
+          controllerRss: rssAfterSync,
+          controllerMemory,
+        },
+        idle: { seconds: IDLE_SECONDS, controller: idleController, server: idleServer },
+        lists: { pods: podList, petSets: petSetList },
+        watches: { pods: podWatch, petSets: petSetWatch },
+        server,
+        rollout: {
+          emptyNamespace: m(baselineSeconds, "s"),
+          amongPetSets: m(amongSeconds, "s"),
+          ratio: m(ratio, "x"),
+        },
+        changes,
+      },
+      notes: [
+        "Populate: PetSets created 8 at a time with podManagementPolicy Parallel; done when every one reports its pets ready at version 1.",
+        "Cold start: seconds from starting the controller process until /readyz (caches synced), and until petset_syncs_total >= N with an empty queue (one /metrics scrape a second; before 2026-12-02 two every 200 ms, which cost the controller a large share of its CPU at 10,000 PetSets).",
+        `Idle CPU: the controller's average over ${IDLE_SECONDS} s, 5 s after every PetSet was synced.`,
+        `Watch latency: ${WATCHERS} watches on the namespace's pods (then PetSets) from the current resourceVersion; ${WATCH_WRITES} annotation patches one at a time, each from just before its PATCH until every watch has its MODIFIED event (the controller runs, the patches change nothing it acts on).`,
+        "Rollout: a 10-pet PetSet from nginx:1.26 to 1.27; the baseline ran first in an empty namespace with its own controller.",
+        `Changes among them (last): ${SINGLE_CHANGES} image changes one at a time, each timed from its PATCH until its PetSetVersion is seen on a watch; then ${BURST_CHANGES} with 8 in flight, versions/s until the last is seen. Each change also rolls that PetSet's pets.`,
+      ],
+    };
+  } finally {
+    await controller.stop();
+    await ctx.backend.deleteNamespace(ns);
+  }
+}

@@ -7,55 +7,120 @@
  *
  * An object may have several keys (the prefixes of its name) or none; `put` replaces the
  * keys of the object's earlier state, `remove` drops them whatever the object says now.
+ *
+ * Memory (issue 29: 30,000 pods cached): an object's earlier keys are computed again from its
+ * earlier state, kept once per object for all the indexes of a cache (one map entry), not
+ * stored as strings per index; groups are nested maps (no `namespace/key` string per object);
+ * members are a Set of the objects. A cache builds only the indexes something reads
+ * (`INDEXES_OF`): PetSets, nodes and StorageClasses none, versions by PetSet only.
  */
 import type { KubernetesObject } from "@kubernetes/client-node";
 
 export type KeysOf = (obj: KubernetesObject) => readonly string[];
 
-export class CacheIndex<T extends KubernetesObject> {
-  /** `namespace/key` → name → object. */
-  private readonly groups = new Map<string, Map<string, T>>();
-  /** `namespace/name` → the groups it is in. */
-  private readonly groupsOf = new Map<string, readonly string[]>();
+/** One index: namespace → key → the objects with that key. */
+class Groups<T extends KubernetesObject> {
+  private readonly byNamespace = new Map<string, Map<string, Set<T>>>();
 
-  constructor(private readonly keysOf: KeysOf) {}
+  constructor(readonly keysOf: KeysOf) {}
+
+  add(ns: string, obj: T): void {
+    const keys = this.keysOf(obj);
+    if (keys.length === 0) return;
+    let groups = this.byNamespace.get(ns);
+    if (!groups) {
+      groups = new Map();
+      this.byNamespace.set(ns, groups);
+    }
+    for (const key of keys) {
+      let members = groups.get(key);
+      if (!members) {
+        members = new Set();
+        groups.set(key, members);
+      }
+      members.add(obj);
+    }
+  }
+
+  delete(ns: string, obj: T): void {
+    const groups = this.byNamespace.get(ns);
+    if (groups === undefined) return;
+    for (const key of this.keysOf(obj)) {
+      const members = groups.get(key);
+      members?.delete(obj);
+      if (members?.size === 0) groups.delete(key);
+    }
+    if (groups.size === 0) this.byNamespace.delete(ns);
+  }
+
+  list(ns: string, key: string): T[] {
+    const members = this.byNamespace.get(ns)?.get(key);
+    return members === undefined ? [] : [...members];
+  }
+}
+
+/** Several indexes over one cache, sharing the record of each object's indexed state. */
+export class CacheIndexes<T extends KubernetesObject> {
+  /** namespace → name → the object as last indexed (its keys are computed from it). */
+  private readonly indexed = new Map<string, Map<string, T>>();
+  private readonly groups: Groups<T>[];
+
+  constructor(keysOf: readonly KeysOf[]) {
+    this.groups = keysOf.map((k) => new Groups<T>(k));
+  }
 
   /** The object was added or changed (the informer hands over the new object). */
   put(obj: T): void {
-    const name = obj.metadata?.name ?? "";
+    if (this.groups.length === 0) return;
     const ns = obj.metadata?.namespace ?? "";
-    this.remove(obj);
-    const keys = this.keysOf(obj);
-    if (keys.length === 0) return;
-    const groups = keys.map((k) => `${ns}/${k}`);
-    for (const group of groups) {
-      let members = this.groups.get(group);
-      if (!members) {
-        members = new Map();
-        this.groups.set(group, members);
-      }
-      members.set(name, obj);
-    }
-    this.groupsOf.set(`${ns}/${name}`, groups);
-  }
-
-  /** The object is gone (matched by namespace and name, whatever its keys were). */
-  remove(obj: T): void {
     const name = obj.metadata?.name ?? "";
-    const objKey = `${obj.metadata?.namespace ?? ""}/${name}`;
-    const groups = this.groupsOf.get(objKey);
-    if (groups === undefined) return;
-    this.groupsOf.delete(objKey);
-    for (const group of groups) {
-      const members = this.groups.get(group);
-      members?.delete(name);
-      if (members?.size === 0) this.groups.delete(group);
+    let names = this.indexed.get(ns);
+    if (!names) {
+      names = new Map();
+      this.indexed.set(ns, names);
     }
+    const earlier = names.get(name);
+    if (earlier !== undefined) for (const g of this.groups) g.delete(ns, earlier);
+    names.set(name, obj);
+    for (const g of this.groups) g.add(ns, obj);
   }
 
-  /** Objects in `namespace` with `key` among their keys. */
+  /** The object is gone (matched by namespace and name, whatever its keys are now). */
+  remove(obj: T): void {
+    const ns = obj.metadata?.namespace ?? "";
+    const name = obj.metadata?.name ?? "";
+    const names = this.indexed.get(ns);
+    const earlier = names?.get(name);
+    if (names === undefined || earlier === undefined) return;
+    for (const g of this.groups) g.delete(ns, earlier);
+    names.delete(name);
+    if (names.size === 0) this.indexed.delete(ns);
+  }
+
+  /** Objects in `namespace` with `key` among their keys of index `i` (the order given). */
+  list(i: number, namespace: string, key: string): T[] {
+    return this.groups[i]?.list(namespace, key) ?? [];
+  }
+}
+
+/** One index alone (as the tests and older callers use it). */
+export class CacheIndex<T extends KubernetesObject> {
+  private readonly indexes: CacheIndexes<T>;
+
+  constructor(keysOf: KeysOf) {
+    this.indexes = new CacheIndexes<T>([keysOf]);
+  }
+
+  put(obj: T): void {
+    this.indexes.put(obj);
+  }
+
+  remove(obj: T): void {
+    this.indexes.remove(obj);
+  }
+
   list(namespace: string, key: string): T[] {
-    return [...(this.groups.get(`${namespace}/${key}`)?.values() ?? [])];
+    return this.indexes.list(0, namespace, key);
   }
 }
 

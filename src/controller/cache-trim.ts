@@ -1,38 +1,58 @@
 /**
  * What the controller's caches keep of each object: client-go's informer TransformFunc. At
- * 10,000 PetSets and 30,000 pods the caches are most of the controller's memory, and the
- * largest part nothing reads is `metadata.managedFields`: one `fieldsV1` tree per field
- * manager, an object per owned field (a heap snapshot of 2,000 x 3 counted 194,000 `"."`
- * leaves alone; docs/benchmarks.md, section 4).
+ * 10,000 PetSets and 30,000 pods the caches are most of the controller's memory (issue 29:
+ * ≤ 300 MiB RSS there; bytes per object: `node --expose-gc dist/bench/cache-bytes.js`).
  *
  * Rules:
- *  - Pods keep their metadata, `spec.containers` and `spec.initContainers` as name, image and
- *    resources (in-place resize compares them with the status, planner/in-place-resize.ts),
- *    `spec.nodeName` (lost nodes, planner/node-failure.ts), and `status.phase`, `conditions`, `containerStatuses` and `initContainerStatuses`: what
- *    the planner's pod view (planner/views.ts), adoption, the history GC and the hooks (exec
- *    picks a container by name) read. A new read of any other pod field must be added here
- *    (test/unit/controller/cache-trim.test.ts checks the view of a full pod is unchanged).
- *  - Pods, claims and PetSetVersions: `metadata.managedFields` is dropped. The controller
- *    never reads it, and never writes a whole object back (every write is a patch), so the
- *    server's copy is untouched.
- *  - PetSets: each entry keeps `manager`, `operation`, `subresource`, `time`, `apiVersion`
- *    and `fieldsType`; its `fieldsV1` keeps only `f:spec` -> `f:template` and
+ *  - Pods keep (trimPod):
+ *    - metadata: everything but `managedFields` (adoption, hooks, state formats and the
+ *      expectations read names, labels, annotations, owners, finalizers and times);
+ *    - spec: `containers` and `initContainers` as name, image and resources (in-place resize
+ *      compares them with the status, planner/in-place-resize.ts; exec hooks pick a container
+ *      by name) and `nodeName` (lost nodes, planner/node-failure.ts);
+ *    - status: `phase`; the conditions the planner's view reads (POD_CONDITIONS) as type,
+ *      status, reason, message and lastTransitionTime; container statuses as name, image,
+ *      ready, restartCount, resources, and of `state` / `lastState` the waiting reason, the
+ *      running start and the terminated end (crash loops, planner/views.ts).
+ *    A new read of any other pod field must be added here: test/unit/controller/cache-trim.test.ts
+ *    checks that the planner's view, adoption's view and the hooks' container list of trimmed
+ *    pods equal those of full ones, and that a plan over them is the same.
+ *  - Pods, claims, PetSets, PetSetVersions: `metadata.managedFields` is dropped (PetSets keep the
+ *    part `changedBy` reads, below). The controller never reads it, and never writes a whole
+ *    object back (every write is a patch), so the server's copy is untouched.
+ *  - PetSets: each managedFields entry keeps `manager`, `operation`, `subresource`, `time`,
+ *    `apiVersion` and `fieldsType`; its `fieldsV1` keeps only `f:spec` -> `f:template` and
  *    `f:spec` -> `f:volumeClaimTemplates` (as empty objects), which is all `changedBy`
  *    (src/versions/describe.ts) reads to name who changed the pod-shaping content.
- *
  *  - Nodes keep their name, uid, resourceVersion and Ready condition (status and
  *    lastTransitionTime) only: heartbeats and everything else are dropped (trimNode).
+ *  - Times of kept pod and claim fields are the API's strings: client-node's typed lists make
+ *    `Date` objects of them (about 80 bytes each), a watch event leaves strings; every reader
+ *    takes both (planner/views.ts `toMillis`).
+ *  - Strings many objects repeat (namespaces, label and annotation values, owner kinds, images,
+ *    condition types, phases, whole-second times) are shared through one bounded table
+ *    (`intern`); names, uids and resourceVersions are unique and are not.
  *
- * Trimming is in place: client-node's informer stores the very object it hands to its first
- * handler, so the cache keeps the trimmed one (and the copy parsed from the wire is freed).
+ * Trimming is in place at the top level: client-node's informer stores the very object it
+ * hands to its first handler, so the cache keeps the trimmed one (and the copy parsed from the
+ * wire is freed). A trimmed object is read only, as every cache object.
  */
 /** Any API object, as the wire or client-node's models shape it. */
 interface ApiObject {
   metadata?: object | undefined;
 }
 
+type Rec = Record<string, unknown>;
+
 /** The `f:spec` children `changedBy` looks for. */
 const CONTENT_FIELDS = ["f:template", "f:volumeClaimTemplates"] as const;
+
+/** The pod conditions the planner's view reads (planner/views.ts). */
+export const POD_CONDITIONS: ReadonlySet<string> = new Set([
+  "Ready",
+  "PodResizePending",
+  "PodResizeInProgress",
+]);
 
 /**
  * Keeps of a node only its name, uid, resourceVersion and Ready condition (status, time): what
@@ -53,33 +73,119 @@ export function trimNode(obj: ApiObject & { spec?: object | undefined; status?: 
   };
 }
 
-/** Keeps of a pod what the controller reads (rule above); managedFields go too. */
+/** Keeps of a pod what the controller reads (rules above). */
 export function trimPod(obj: ApiObject & { spec?: object | undefined; status?: object | undefined }): void {
-  dropManagedFields(obj);
+  obj.metadata = trimMeta(obj.metadata);
   const spec = asRecord(obj.spec);
   if (spec !== undefined) {
-    const kept: Record<string, unknown> = {};
+    const kept: Rec = {};
     for (const field of ["containers", "initContainers"] as const)
-      if (Array.isArray(spec[field])) kept[field] = spec[field].map(nameAndImage);
-    if (typeof spec.nodeName === "string") kept.nodeName = spec.nodeName;
+      if (Array.isArray(spec[field])) kept[field] = spec[field].map(containerSpec);
+    if (typeof spec.nodeName === "string") kept.nodeName = intern(spec.nodeName);
     obj.spec = kept;
   }
   const status = asRecord(obj.status);
   if (status !== undefined) {
-    const kept: Record<string, unknown> = {};
-    for (const field of POD_STATUS_FIELDS) if (status[field] !== undefined) kept[field] = status[field];
+    const kept: Rec = {};
+    if (status.phase !== undefined) kept.phase = intern(status.phase);
+    if (Array.isArray(status.conditions)) kept.conditions = podConditions(status.conditions);
+    for (const field of ["containerStatuses", "initContainerStatuses"] as const)
+      if (Array.isArray(status[field])) kept[field] = status[field].map(containerStatus);
     obj.status = kept;
   }
 }
 
-const POD_STATUS_FIELDS = ["phase", "conditions", "containerStatuses", "initContainerStatuses"] as const;
-
-function nameAndImage(container: unknown): { name?: unknown; image?: unknown; resources?: unknown } {
-  const c = asRecord(container) ?? {};
-  return { name: c.name, image: c.image, ...(c.resources !== undefined ? { resources: c.resources } : {}) };
+/** Claims: managedFields dropped, times as strings, repeated strings shared. */
+export function trimClaim(obj: ApiObject): void {
+  obj.metadata = trimMeta(obj.metadata);
 }
 
-/** Drops `metadata.managedFields` (claims, PetSetVersions). */
+function containerSpec(container: unknown): Rec {
+  const c = asRecord(container) ?? {};
+  const kept: Rec = { name: intern(c.name), image: intern(c.image) };
+  if (c.resources !== undefined) kept.resources = c.resources;
+  return kept;
+}
+
+function podConditions(conditions: readonly unknown[]): Rec[] {
+  const kept: Rec[] = [];
+  for (const condition of conditions) {
+    const c = asRecord(condition);
+    if (c === undefined || typeof c.type !== "string" || !POD_CONDITIONS.has(c.type)) continue;
+    const k: Rec = { type: intern(c.type), status: intern(c.status) };
+    if (c.reason !== undefined) k.reason = intern(c.reason);
+    if (c.message !== undefined) k.message = c.message;
+    if (c.lastTransitionTime != null) k.lastTransitionTime = time(c.lastTransitionTime);
+    kept.push(k);
+  }
+  return kept;
+}
+
+function containerStatus(status: unknown): Rec {
+  const s = asRecord(status) ?? {};
+  const kept: Rec = { name: intern(s.name), ready: s.ready, restartCount: s.restartCount };
+  if (s.image !== undefined) kept.image = intern(s.image);
+  if (s.resources !== undefined) kept.resources = s.resources;
+  const state = containerState(s.state);
+  if (state !== undefined) kept.state = state;
+  const last = containerState(s.lastState);
+  if (last !== undefined) kept.lastState = last;
+  return kept;
+}
+
+/** Of a container state: the waiting reason, the running start, the terminated end. */
+function containerState(value: unknown): Rec | undefined {
+  const state = asRecord(value);
+  if (state === undefined) return undefined;
+  const kept: Rec = {};
+  const waiting = asRecord(state.waiting);
+  if (waiting !== undefined)
+    kept.waiting = waiting.reason === undefined ? {} : { reason: intern(waiting.reason) };
+  const running = asRecord(state.running);
+  if (running !== undefined)
+    kept.running = running.startedAt == null ? {} : { startedAt: time(running.startedAt) };
+  const terminated = asRecord(state.terminated);
+  if (terminated !== undefined)
+    kept.terminated = terminated.finishedAt == null ? {} : { finishedAt: time(terminated.finishedAt) };
+  return kept;
+}
+
+/** Metadata without managedFields, times as strings, repeated strings shared (a new plain object). */
+function trimMeta(metadata: object | undefined): Rec | undefined {
+  const meta = asRecord(metadata);
+  if (meta === undefined) return undefined;
+  const kept: Rec = {};
+  for (const [k, v] of Object.entries(meta)) {
+    if (v === undefined || k === "managedFields") continue;
+    if (k === "namespace" || k === "generateName") kept[k] = intern(v);
+    else if (k === "creationTimestamp" || k === "deletionTimestamp") kept[k] = time(v);
+    else if (k === "labels" || k === "annotations") kept[k] = internValues(v);
+    else if (k === "ownerReferences" && Array.isArray(v)) kept[k] = v.map(ownerReference);
+    else kept[k] = v;
+  }
+  return kept;
+}
+
+function ownerReference(ref: unknown): unknown {
+  const r = asRecord(ref);
+  if (r === undefined) return ref;
+  const kept: Rec = {};
+  for (const [k, v] of Object.entries(r)) {
+    if (v === undefined) continue;
+    kept[k] = k === "apiVersion" || k === "kind" || k === "name" ? intern(v) : v;
+  }
+  return kept;
+}
+
+function internValues(value: unknown): unknown {
+  const map = asRecord(value);
+  if (map === undefined) return value;
+  const kept: Rec = {};
+  for (const [k, v] of Object.entries(map)) kept[k] = intern(v);
+  return kept;
+}
+
+/** Drops `metadata.managedFields` (PetSetVersions, StorageClasses). */
 export function dropManagedFields(obj: ApiObject): void {
   const meta = asRecord(obj.metadata);
   if (meta !== undefined && "managedFields" in meta) delete meta.managedFields;
@@ -101,6 +207,35 @@ function contentOwnership(fieldsV1: unknown): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
   for (const f of CONTENT_FIELDS) if (f in spec) kept[f] = {};
   return Object.keys(kept).length > 0 ? { "f:spec": kept } : {};
+}
+
+/**
+ * Shared copies of short strings. Bounded: when full the table starts again (strings already
+ * shared stay shared), so a long-running controller does not grow it with every new time.
+ */
+const INTERN_MAX_LENGTH = 64;
+const INTERN_MAX_ENTRIES = 16_384;
+let interned = new Map<string, string>();
+
+export function intern<T>(value: T): T {
+  if (typeof value !== "string" || value.length > INTERN_MAX_LENGTH) return value;
+  const known = interned.get(value);
+  if (known !== undefined) return known as T;
+  if (interned.size >= INTERN_MAX_ENTRIES) interned = new Map();
+  interned.set(value, value);
+  return value;
+}
+
+/** A time as the API's string (client-node's typed lists hold Date objects), shared. */
+function time(value: unknown): unknown {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? value : intern(apiTime(value));
+  return intern(value);
+}
+
+/** RFC 3339 as the API writes it: whole seconds without a fraction, else milliseconds. */
+function apiTime(d: Date): string {
+  const iso = d.toISOString();
+  return iso.endsWith(".000Z") ? `${iso.slice(0, -5)}Z` : iso;
 }
 
 function asRecord(value: unknown): Record<string, unknown> | undefined {

@@ -26,21 +26,25 @@ import {
 } from "@kubernetes/client-node";
 import { GROUP, Labels, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
 import type { Logger } from "../util/logger.js";
-import { byControllerUid, byLabel, byNamePrefix, CacheIndex } from "./cache-index.js";
-import { dropManagedFields, trimNode, trimPetSetManagedFields, trimPod } from "./cache-trim.js";
+import { byControllerUid, byLabel, byNamePrefix, CacheIndexes, type KeysOf } from "./cache-index.js";
+import { dropManagedFields, trimClaim, trimNode, trimPetSetManagedFields, trimPod } from "./cache-trim.js";
 import { makeApiClientWith } from "./lease-guard.js";
 import { LIST_PAGE_SIZE, listInPages, type PageFetcher, pageQuery } from "./paged-list.js";
+import { parsePetSetInPlace, parseVersionInPlace } from "./parsed-cache.js";
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
 export interface ResourceCache<T extends KubernetesObject> extends ObjectCache<T> {
   readonly name: string;
   onChange(cb: (obj: T, kind: "add" | "update" | "delete") => void): void;
-  /** Objects of `namespace` labelled `petset.dev/petset=<petSet>` (indexed, not a scan). */
+  /**
+   * Objects of `namespace` labelled `petset.dev/petset=<petSet>` (indexed, not a scan). Each
+   * cache keeps only the indexes something reads (`INDEXES`); another throws.
+   */
   ofPetSet(namespace: string, petSet: string): readonly T[];
-  /** Objects of `namespace` whose controller ownerReference has `uid` (indexed). */
+  /** Objects of `namespace` whose controller ownerReference has `uid` (indexed: pods, claims). */
   controlledBy(namespace: string, uid: string): readonly T[];
-  /** Objects of `namespace` whose name starts with `<prefix>-` (indexed). */
+  /** Objects of `namespace` whose name starts with `<prefix>-` (indexed: pods, claims). */
   namedUnder(namespace: string, prefix: string): readonly T[];
   /** Resolves once the first list has been loaded. */
   readonly synced: Promise<void>;
@@ -71,6 +75,24 @@ function listApi<T>(opts: CacheOptions, apiClass: new (config: Configuration) =>
   const ms = opts.requestTimeoutMs ?? DEFAULT_CACHE_REQUEST_TIMEOUT_MS;
   return makeApiClientWith(opts.kubeConfig, apiClass, (ctx) => ctx.setSignal(AbortSignal.timeout(ms)));
 }
+
+export type IndexName = "ofPetSet" | "controlledBy" | "namedUnder";
+
+export const KEYS: Record<IndexName, KeysOf> = {
+  ofPetSet: byLabel(Labels.petSet),
+  controlledBy: byControllerUid,
+  namedUnder: byNamePrefix,
+};
+
+/**
+ * The indexes each cache keeps: what syncs read (sync.ts, adoption.ts, parsed-cache.ts).
+ * Each costs memory per object (issue 29), so a cache nothing queries keeps none.
+ */
+export const INDEXES: Record<string, readonly IndexName[]> = {
+  pods: ["ofPetSet", "controlledBy", "namedUnder"],
+  persistentvolumeclaims: ["ofPetSet", "controlledBy", "namedUnder"],
+  petsetversions: ["ofPetSet"],
+};
 
 function startCache<T extends KubernetesObject>(
   name: string,
@@ -122,28 +144,27 @@ function startCache<T extends KubernetesObject>(
   // First handler: the cache keeps what it trims (cache-trim.ts).
   informer.on("add", trim);
   informer.on("update", trim);
-  const byPetSet = new CacheIndex<T>(byLabel(Labels.petSet));
-  const byController = new CacheIndex<T>(byControllerUid);
-  const byPrefix = new CacheIndex<T>(byNamePrefix);
-  const indexes = [byPetSet, byController, byPrefix];
-  informer.on("add", (o) => {
-    for (const i of indexes) i.put(o);
-  });
-  informer.on("update", (o) => {
-    for (const i of indexes) i.put(o);
-  });
-  informer.on("delete", (o) => {
-    for (const i of indexes) i.remove(o);
-  });
+  const kept = INDEXES[name] ?? [];
+  const indexes = new CacheIndexes<T>(kept.map((i) => KEYS[i]));
+  if (kept.length > 0) {
+    informer.on("add", (o) => indexes.put(o));
+    informer.on("update", (o) => indexes.put(o));
+    informer.on("delete", (o) => indexes.remove(o));
+  }
+  const lookup = (index: IndexName, ns: string, key: string): T[] => {
+    const i = kept.indexOf(index);
+    if (i < 0) throw new Error(`the ${name} cache keeps no ${index} index (informers.ts INDEXES)`);
+    return indexes.list(i, ns, key);
+  };
   start();
   return {
     name,
     synced,
     get: (n, ns) => informer.get(n, ns),
     list: (ns) => informer.list(ns),
-    ofPetSet: (ns, petSet) => byPetSet.list(ns, petSet),
-    controlledBy: (ns, uid) => byController.list(ns, uid),
-    namedUnder: (ns, prefix) => byPrefix.list(ns, prefix),
+    ofPetSet: (ns, petSet) => lookup("ofPetSet", ns, petSet),
+    controlledBy: (ns, uid) => lookup("controlledBy", ns, uid),
+    namedUnder: (ns, prefix) => lookup("namedUnder", ns, prefix),
     onChange(cb) {
       informer.on("add", (o) => cb(o, "add"));
       informer.on("update", (o) => cb(o, "update"));
@@ -167,6 +188,18 @@ function customPath(plural: string, namespace?: string): string {
     : `/apis/${GROUP}/${VERSION}/${plural}`;
 }
 
+/** PetSets: managedFields trimmed, then parsed and held once (parsed-cache.ts). */
+export function trimPetSet(obj: KubernetesObject): void {
+  trimPetSetManagedFields(obj);
+  parsePetSetInPlace(obj);
+}
+
+/** PetSetVersions: managedFields dropped, then parsed and held once (parsed-cache.ts). */
+export function trimVersion(obj: KubernetesObject): void {
+  dropManagedFields(obj);
+  parseVersionInPlace(obj);
+}
+
 function customInformer(
   opts: CacheOptions,
   watchConfig: KubeConfig,
@@ -174,7 +207,7 @@ function customInformer(
 ): Watched<KubernetesObject> {
   const api = listApi(opts, CustomObjectsApi);
   const ns = opts.namespace;
-  const trim = plural === PETSET_PLURAL ? trimPetSetManagedFields : dropManagedFields;
+  const trim = plural === PETSET_PLURAL ? trimPetSet : trimVersion;
   const page: PageFetcher<KubernetesObject> = async (limit, token) => {
     const query = { group: GROUP, version: VERSION, plural, ...pageQuery(limit, token) };
     return (await (ns
@@ -236,25 +269,20 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
             ? core.listNamespacedPersistentVolumeClaim({ ...labelled(limit, token), namespace: ns })
             : core.listPersistentVolumeClaimForAllNamespaces(labelled(limit, token)),
         LIST_PAGE_SIZE,
-        dropManagedFields,
+        trimClaim,
       ),
     selector,
   );
   return {
-    petSets: startCache(
-      "petsets",
-      customInformer(opts, watchConfig, PETSET_PLURAL),
-      opts,
-      trimPetSetManagedFields,
-    ),
+    petSets: startCache("petsets", customInformer(opts, watchConfig, PETSET_PLURAL), opts, trimPetSet),
     versions: startCache(
       "petsetversions",
       customInformer(opts, watchConfig, VERSION_PLURAL),
       opts,
-      dropManagedFields,
+      trimVersion,
     ),
     pods: startCache("pods", pods, opts, trimPod),
-    claims: startCache("persistentvolumeclaims", claims, opts, dropManagedFields),
+    claims: startCache("persistentvolumeclaims", claims, opts, trimClaim),
     nodes: startCache("nodes", nodeInformer(opts, watchConfig), opts, trimNode),
     storageClasses: startCache(
       "storageclasses",
