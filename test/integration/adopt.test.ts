@@ -9,6 +9,9 @@
  * runs the StatefulSets (test/cluster runs it), on the embedded one the API server's own
  * (src/apiserver-shim/controllers/statefulset-controller.ts). Real kubectl, the built plugin on
  * PATH (run `npx tsc -p tsconfig.build.json` first).
+ *
+ * The three adoptions (web, db, cache: one namespace, one controller, nothing else shared) run
+ * at once; the release of web follows them.
  */
 import { spawn } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -159,7 +162,7 @@ const claimUids = async (name: string) =>
     .sort();
 
 describe("kubectl petset adopt statefulset and release", () => {
-  it(
+  it.concurrent(
     "issue 31 item 1: a StatefulSet gets its pods; adopting it (two revisions) restarts none, then petset rolls an update",
     async () => {
       await runningStatefulSet("web");
@@ -203,7 +206,7 @@ describe("kubectl petset adopt statefulset and release", () => {
     TEST_MS * 2,
   );
 
-  it(
+  it.concurrent(
     "resumes an adoption interrupted after the PetSet was created; claims with whenDeleted: Delete pass to the PetSet",
     async () => {
       await runningStatefulSet("db", "Delete");
@@ -232,7 +235,7 @@ describe("kubectl petset adopt statefulset and release", () => {
     TEST_MS * 2,
   );
 
-  it(
+  it.concurrent(
     "adopts mid-rollout (partition: two revisions live): pods keep their versions, then petset finishes the rollout",
     async () => {
       const body = statefulSet("cache", "registry.k8s.io/pause:3.9");
@@ -297,6 +300,7 @@ describe("kubectl petset adopt statefulset and release", () => {
     TEST_MS * 2,
   );
 
+  // After the three above (vitest runs the concurrent cases before it): it releases web.
   it(
     "issue 31 item 1: releases the adopted PetSet back to a StatefulSet without a restart, and its controller takes the pods over",
     async () => {
