@@ -130,6 +130,9 @@ export interface VersionsRound {
   controllerCpuSeconds: number;
   controllerIdleCores: number;
   perChange: PerUnit;
+  /** SIGCONT until the controller was quiet again (at most 0.05 cores over 2 s), and its CPU per change by then. */
+  untilQuietSeconds: number;
+  perChangeUntilQuiet: PerUnit;
   serverCpuMsPerChange: number;
   writes?: { total: number; byKind: Record<string, number> };
 }
@@ -212,6 +215,11 @@ export async function versionsRound(
   const stop = end ?? { at: performance.now(), cpu: readProc(side.pid).cpuSeconds, server: serverCpu(b) };
   const seconds = (stop.at - t0) / 1000;
   const cpu = stop.cpu - cpu0;
+  // The work a controller does after the statuses caught up (Events, its own writes' events)
+  // is part of what a change costs it: CPU from SIGCONT until it is quiet again.
+  await secondsUntilCpuQuiet(side.pid, QUIET_CORES, 120_000);
+  const tailSeconds = (performance.now() - t0) / 1000;
+  const cpuUntilQuiet = readProc(side.pid).cpuSeconds - cpu0;
   const histories = [...historyAt.values()];
   return {
     side: side.name,
@@ -223,6 +231,8 @@ export async function versionsRound(
     controllerCpuSeconds: cpu,
     controllerIdleCores: idle,
     perChange: perUnit(cpu, seconds, names.length, idle),
+    untilQuietSeconds: tailSeconds,
+    perChangeUntilQuiet: perUnit(cpuUntilQuiet, tailSeconds, names.length, idle),
     serverCpuMsPerChange: ((stop.server - server0) * 1000) / names.length,
     writes: await writesOf(b, side, ns, epoch0, epoch0 + seconds * 1000),
   };
@@ -266,6 +276,7 @@ export async function gcRound(
 ): Promise<GcRound> {
   const name = `${side.prefix}gc`;
   await createSets(b, side, w, ns, [name], excess + 10);
+  await secondsUntilCpuQuiet(side.pid, QUIET_CORES, 120_000);
   const idle = await idleCores(side.pid);
   await side.makeHistoryCopies(b, ns, name, excess);
   const owned = () => w.historyCount.get(name) ?? 0;
