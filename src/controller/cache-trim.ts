@@ -20,10 +20,14 @@
  *  - Pods, claims, PetSets, PetSetVersions: `metadata.managedFields` is dropped (PetSets keep the
  *    part `changedBy` reads, below). The controller never reads it, and never writes a whole
  *    object back (every write is a patch), so the server's copy is untouched.
- *  - PetSets: each managedFields entry keeps `manager`, `operation`, `subresource`, `time`,
- *    `apiVersion` and `fieldsType`; its `fieldsV1` keeps only `f:spec` -> `f:template` and
- *    `f:spec` -> `f:volumeClaimTemplates` (as empty objects), which is all `changedBy`
- *    (src/versions/describe.ts) reads to name who changed the pod-shaping content.
+ *  - PetSets: managedFields keep only the entries `changedBy` (src/versions/describe.ts) can
+ *    name: a string `manager`, no subresource, a `fieldsV1` owning `f:spec` -> `f:template`
+ *    or `f:volumeClaimTemplates`; of each, `manager`, `time` and that ownership (one shared,
+ *    frozen object per combination), in their order. changedBy names the same author
+ *    (a fast-check property in cache-trim.test.ts).
+ *  - PetSets and PetSetVersions: the short strings of their spec (images, enum values, label
+ *    values) are shared as those of pods are (`internStrings`); the rest of both is parsed and
+ *    held once (parsed-cache.ts).
  *  - Nodes keep their name, uid, resourceVersion and Ready condition (status and
  *    lastTransitionTime) only: heartbeats and everything else are dropped (trimNode).
  *  - Times of kept pod and claim fields are the API's strings: client-node's typed lists make
@@ -191,22 +195,54 @@ export function dropManagedFields(obj: ApiObject): void {
   if (meta !== undefined && "managedFields" in meta) delete meta.managedFields;
 }
 
-/** Keeps of each PetSet managedFields entry what `changedBy` reads. */
+/** Keeps of a PetSet's managedFields the entries `changedBy` can name, as much as it reads. */
 export function trimPetSetManagedFields(obj: ApiObject): void {
-  const entries = asRecord(obj.metadata)?.managedFields;
-  if (!Array.isArray(entries)) return;
+  const meta = asRecord(obj.metadata);
+  const entries = meta?.managedFields;
+  if (meta === undefined || !Array.isArray(entries)) return;
+  const kept: Rec[] = [];
   for (const entry of entries) {
     const e = asRecord(entry);
-    if (e !== undefined && "fieldsV1" in e) e.fieldsV1 = contentOwnership(e.fieldsV1);
+    if (e === undefined || typeof e.manager !== "string") continue;
+    if (typeof e.subresource === "string" && e.subresource !== "") continue;
+    const owned = contentOwnership(e.fieldsV1);
+    if (owned === undefined) continue;
+    kept.push({ manager: intern(e.manager), time: time(e.time), fieldsV1: owned });
   }
+  meta.managedFields = kept;
 }
 
-function contentOwnership(fieldsV1: unknown): Record<string, unknown> {
+/** One frozen ownership object per combination of CONTENT_FIELDS owned. */
+const OWNERSHIP = new Map<string, Rec>();
+
+function contentOwnership(fieldsV1: unknown): Rec | undefined {
   const spec = asRecord(asRecord(fieldsV1)?.["f:spec"]);
-  if (spec === undefined) return {};
-  const kept: Record<string, unknown> = {};
-  for (const f of CONTENT_FIELDS) if (f in spec) kept[f] = {};
-  return Object.keys(kept).length > 0 ? { "f:spec": kept } : {};
+  if (spec === undefined) return undefined;
+  const owned = CONTENT_FIELDS.filter((f) => f in spec);
+  if (owned.length === 0) return undefined;
+  const key = owned.join(",");
+  let shared = OWNERSHIP.get(key);
+  if (shared === undefined) {
+    const fields = Object.freeze(Object.fromEntries(owned.map((f) => [f, Object.freeze({})])));
+    shared = Object.freeze({ "f:spec": fields });
+    OWNERSHIP.set(key, shared);
+  }
+  return shared;
+}
+
+/**
+ * Shares every short string of a JSON tree (in place): a PetSet's or a version's spec, where
+ * images, enum values and label values repeat across thousands of objects.
+ */
+export function internStrings(value: unknown): unknown {
+  if (typeof value === "string") return intern(value);
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = internStrings(value[i]);
+  } else if (typeof value === "object" && value !== null && !(value instanceof Date)) {
+    const rec = value as Rec;
+    for (const key of Object.keys(rec)) rec[key] = internStrings(rec[key]);
+  }
+  return value;
 }
 
 /**

@@ -27,10 +27,17 @@ import {
 import { GROUP, Labels, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
 import type { Logger } from "../util/logger.js";
 import { byControllerUid, byLabel, byNamePrefix, CacheIndexes, type KeysOf } from "./cache-index.js";
-import { dropManagedFields, trimClaim, trimNode, trimPetSetManagedFields, trimPod } from "./cache-trim.js";
+import {
+  dropManagedFields,
+  internStrings,
+  trimClaim,
+  trimNode,
+  trimPetSetManagedFields,
+  trimPod,
+} from "./cache-trim.js";
 import { makeApiClientWith } from "./lease-guard.js";
 import { LIST_PAGE_SIZE, listInPages, type PageFetcher, pageQuery } from "./paged-list.js";
-import { parsePetSetInPlace, parseVersionInPlace } from "./parsed-cache.js";
+import { parsedInPlace, parsePetSetInPlace, parseVersionInPlace } from "./parsed-cache.js";
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
@@ -190,13 +197,17 @@ function customPath(plural: string, namespace?: string): string {
 
 /** PetSets: managedFields trimmed, then parsed and held once (parsed-cache.ts). */
 export function trimPetSet(obj: KubernetesObject): void {
+  if (parsedInPlace(obj)) return; // a listed object: its page's transform ran already
   trimPetSetManagedFields(obj);
+  internStrings((obj as { spec?: unknown }).spec);
   parsePetSetInPlace(obj);
 }
 
 /** PetSetVersions: managedFields dropped, then parsed and held once (parsed-cache.ts). */
 export function trimVersion(obj: KubernetesObject): void {
+  if (parsedInPlace(obj)) return;
   dropManagedFields(obj);
+  internStrings((obj as { spec?: unknown }).spec);
   parseVersionInPlace(obj);
 }
 

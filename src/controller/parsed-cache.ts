@@ -58,6 +58,11 @@ export function parseVersionInPlace(obj: KubernetesObject): void {
   }
 }
 
+/** The object was parsed by its cache's transform already (a listed object meets it twice). */
+export function parsedInPlace(obj: KubernetesObject): boolean {
+  return parsedPetSets.has(obj) || parsedVersions.has(obj);
+}
+
 function replaceFields(obj: object, data: object): void {
   const target = obj as Record<string, unknown>;
   for (const key of Object.keys(target)) if (!(key in data)) delete target[key];

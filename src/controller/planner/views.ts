@@ -156,8 +156,9 @@ function failingReason(statuses: readonly V1ContainerStatus[]): string | undefin
 
 export function podViewFromV1Pod(pod: V1Pod): PodView {
   const meta = pod.metadata ?? {};
-  const labels = { ...(meta.labels ?? {}) };
-  const annotations = { ...(meta.annotations ?? {}) };
+  // The cache's own maps, not copies (read only, as the pod; issue 29: a view per cached pod).
+  const labels = meta.labels ?? {};
+  const annotations = meta.annotations ?? {};
   const name = meta.name ?? "";
   const statuses = pod.status?.containerStatuses ?? [];
   const initStatuses = pod.status?.initContainerStatuses ?? [];

@@ -39,7 +39,7 @@ describe("dropManagedFields (pods, claims, versions)", () => {
 });
 
 describe("trimPetSetManagedFields", () => {
-  it("keeps the entry's identity and only the content ownership of its fieldsV1", () => {
+  it("keeps only the entries changedBy can name: manager, time and the content ownership", () => {
     const ps = {
       metadata: {
         name: "web",
@@ -52,9 +52,7 @@ describe("trimPetSetManagedFields", () => {
     };
     trimPetSetManagedFields(ps);
     expect(ps.metadata.managedFields).toEqual([
-      { ...kubectlEntry, fieldsV1: { "f:spec": { "f:template": {} } } },
-      { manager: "hpa", operation: "Update", fieldsV1: {} },
-      { manager: "petset-controller", subresource: "status", fieldsV1: {} },
+      { manager: "kubectl", time: kubectlEntry.time, fieldsV1: { "f:spec": { "f:template": {} } } },
     ]);
   });
 
