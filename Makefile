@@ -125,16 +125,22 @@ bench: build ## benchmarks, JSON results in bench/results/
 	node dist/bench/run.js $(BENCH_ARGS)
 
 # bench-quick: the headline numbers in under 3 minutes (idle machine): versions throughput,
-# CPU per version and single-change latency on the embedded server, and the petset/StatefulSet
-# ratios from one round of the comparison (10 pets) on a private control plane of
-# kube-apiserver (built from Go modules by the first `make test`; the build takes ~20 minutes
-# once). Each benchmark in BENCH_QUICK_ONLY that writes results.headline is printed by
-# bench/headline.ts. The published comparison is 3 rounds of 20 (docs/benchmarks.md §3b).
-BENCH_QUICK_ONLY ?= versions rollout
-BENCH_QUICK_ARGS ?= --backend embedded --petsets 1000 --changes 2 --gc-versions 2000 --pets 10 --statefulset --compare-pets 10 --runs 1
-bench-quick: build ## headline numbers in ~3 min: versions throughput, CPU per version, petset/StatefulSet ratios
+# CPU per version and single-change latency on the embedded server, the petset/StatefulSet
+# ratios from one round of the rollout comparison (10 pets), and the history comparison with
+# kube-controller-manager (100 sets per side, one round; GC of 500) on a private control plane
+# of kube-apiserver (built from Go modules by the first `make test`; the build takes ~20
+# minutes once). The two comparisons share one private control plane, started once and stopped
+# at the end (PETSET_BENCH_CLUSTER_DIR=<dir>: use that one and leave it running). Each benchmark
+# in BENCH_QUICK_ONLY that writes results.headline is printed by bench/headline.ts. The
+# published comparisons are 3 rounds of 20 (docs/benchmarks.md §3b) and 1,000 sets (§2h).
+BENCH_QUICK_ONLY ?= versions rollout history-compare
+BENCH_QUICK_ARGS ?= --backend embedded --petsets 1000 --changes 2 --gc-versions 2000 --pets 10 --statefulset --compare-pets 10 --runs 1 --history-sets 100 --history-gc 500
+bench-quick: build ## headline numbers in ~3 min: versions, petset/StatefulSet and petset/kube-controller-manager ratios
 	rm -rf bench/results/quick
-	node dist/bench/run.js --only $(BENCH_QUICK_ONLY) $(BENCH_QUICK_ARGS) --out bench/results/quick
+	@keep="$${PETSET_BENCH_CLUSTER_DIR:-}"; cluster="$${keep:-$$(mktemp -d "$${TMPDIR:-/tmp}/petset-bench-quick-XXXXXX")}"; \
+	status=0; PETSET_BENCH_CLUSTER_DIR="$$cluster" node dist/bench/run.js --only $(BENCH_QUICK_ONLY) $(BENCH_QUICK_ARGS) --out bench/results/quick || status=$$?; \
+	if [ -z "$$keep" ]; then PETSET_CLUSTER_DIR="$$cluster" bash test/cluster/down.sh >/dev/null 2>&1 || true; rm -rf "$$cluster"; fi; \
+	exit $$status
 	node dist/bench/headline.js bench/results/quick
 
 cluster-up: ## build (cached) and start etcd, kube-apiserver, controller-manager, scheduler, kwok on loopback
