@@ -58,7 +58,8 @@ const PETSET_CLIENT = {
 function kcmOf(clusterDir: string) {
   const pid = readPid("kube-controller-manager", clusterDir);
   const args = splitCmdline(readFileSync(`/proc/${pid}/cmdline`, "utf8"));
-  if (!args.some((a) => a.includes(clusterDir)))
+  // Its flags name files in the state dir ("<dir>/" so that ".../cluster" never matches ".../cluster-kcm").
+  if (!args.some((a) => a.includes(`${clusterDir.replace(/\/+$/, "")}/`)))
     throw new Error(`kube-controller-manager pid ${pid} is not the one of ${clusterDir}`);
   if (!statefulSetControllerRunning(clusterDir))
     throw new Error(`kube-controller-manager of ${clusterDir} does not run the statefulset controller`);
