@@ -18,7 +18,7 @@ import { type Backend, readPid, startPrivateStatefulSetCluster } from "./support
 import type { BenchContext } from "./support/bench.js";
 import { imagePatch, MERGE_PATCH, petSetsPath, podTemplate } from "./support/petsets.js";
 import { ProcSampler, readProc } from "./support/proc.js";
-import { startController } from "./support/processes.js";
+import { type ControllerProcess, metricIn, startController } from "./support/processes.js";
 import { secondsUntilSettled } from "./support/settled.js";
 import { type Measurement, m, waitFor } from "./support/stats.js";
 
@@ -34,6 +34,8 @@ interface RunResult {
   writesByKind: Record<string, number>;
   cpuSeconds: number;
   kubeletSeconds: number;
+  /** petset only: syncs the controller ran over the rollout (petset_syncs_total). */
+  syncs?: number;
 }
 
 function manifest(kind: Kind, pets: number, maxUnavailable: number, image: string) {
@@ -71,8 +73,9 @@ async function oneRun(
   kind: Kind,
   pets: number,
   maxUnavailable: number,
-  petsetPid: number,
+  petset: ControllerProcess,
 ): Promise<RunResult> {
+  const petsetPid = petset.pid;
   const clusterDir = cluster.clusterDir ?? "";
   const ns = await cluster.namespace(`cmp-${kind === "petset" ? "ps" : "sts"}-${maxUnavailable}`);
   const pid = kind === "petset" ? petsetPid : readPid("kube-controller-manager", clusterDir);
@@ -82,12 +85,15 @@ async function oneRun(
     await cluster.http.json("POST", base, manifest(kind, pets, maxUnavailable, FROM));
     await secondsUntilSettled(cluster, path, pets, { perPetMs: 5_000, pollMs: 50 });
     const from = Date.now();
+    const syncs0 = kind === "petset" ? metricIn(await petset.metricsText(), "petset_syncs_total") : 0;
     const cpu0 = readProc(pid).cpuSeconds;
     const sampler = new ProcSampler(pid).start();
     await cluster.http.json("PATCH", path, imagePatch(NAME, TO), MERGE_PATCH);
     const wallSeconds = await secondsUntilSettled(cluster, path, pets, { perPetMs: 5_000, pollMs: 50 });
     sampler.stop();
     const cpuSeconds = readProc(pid).cpuSeconds - cpu0;
+    const syncs =
+      kind === "petset" ? metricIn(await petset.metricsText(), "petset_syncs_total") - syncs0 : undefined;
     // Writes that land after the status said "done" (a last status write) count too.
     await new Promise((r) => setTimeout(r, 2_000));
     const all = await auditWrites(clusterDir, ns, from, Date.now());
@@ -99,6 +105,7 @@ async function oneRun(
       writesByKind: countByKind(mine),
       cpuSeconds,
       kubeletSeconds: kubeletSeconds(all, user),
+      ...(syncs !== undefined ? { syncs } : {}),
     };
     ctx.log(
       `${kind} maxUnavailable ${maxUnavailable}: ${wallSeconds.toFixed(1)} s, ${r.writes} writes (${(r.writes / pets).toFixed(2)}/pet), cpu ${cpuSeconds.toFixed(2)} s`,
@@ -151,6 +158,14 @@ function summarize(runs: RunResult[], pets: number, maxUnavailable: number) {
       "ms/pet",
     ),
     writesByKindLastRun: runs.at(-1)?.writesByKind ?? {},
+    ...(runs.every((r) => r.syncs !== undefined)
+      ? {
+          syncsPerPet: summary(
+            perPet((r) => r.syncs ?? 0),
+            "syncs/pet",
+          ),
+        }
+      : {}),
   };
 }
 
@@ -172,13 +187,13 @@ export async function compareWithStatefulSet(ctx: BenchContext, pets: number, ru
     );
     // A Go binary needs no warm-up; a Node process compiles its hot paths in its first runs.
     ctx.log("warm-up run of the petset controller (not recorded)");
-    await oneRun(ctx, cluster, "petset", pets, 1, controller.pid);
+    await oneRun(ctx, cluster, "petset", pets, 1, controller);
     for (const maxUnavailable of [1, 10]) {
       const results: Record<Kind, RunResult[]> = { petset: [], statefulset: [] };
       for (let i = 0; i < runs; i++) {
         const order: Kind[] = i % 2 === 0 ? ["petset", "statefulset"] : ["statefulset", "petset"];
         for (const kind of order)
-          results[kind].push(await oneRun(ctx, cluster, kind, pets, maxUnavailable, controller.pid));
+          results[kind].push(await oneRun(ctx, cluster, kind, pets, maxUnavailable, controller));
       }
       const ps = summarize(results.petset, pets, maxUnavailable);
       const sts = summarize(results.statefulset, pets, maxUnavailable);

@@ -3,13 +3,14 @@
  * change may be held back by the limiter (status-coalescing.ts); the write carries the
  * PetSet's resourceVersion, and its expectation is recorded only once the API answered.
  */
-import { type PetSet, type PetSetStatus, PetSetStatusSchema } from "../api/index.js";
+import type { PetSet, PetSetStatus } from "../api/index.js";
 import type { Clock } from "../util/clock.js";
 import { isConflict, isNotFound } from "./api-errors.js";
 import type { Expectation } from "./expectations.js";
 import type { StatusUpdater } from "./petset-client.js";
 import type { StatusWriteLimiter } from "./status-coalescing.js";
 import { canonicalStatus } from "./status-compare.js";
+import { storedStatus } from "./stored-status.js";
 
 /** What the write needs of the sync's context (sync.ts SyncContext has it). */
 export interface StatusWriteContext {
@@ -25,12 +26,12 @@ export async function writeStatus(
   status: PetSetStatus,
   expect: (e: Expectation) => void,
 ): Promise<number | undefined> {
-  const current = PetSetStatusSchema.safeParse(petSet.status ?? {});
-  if (current.success && canonicalStatus(current.data) === canonicalStatus(status)) return undefined;
+  const current = storedStatus(petSet);
+  if (current.status !== undefined && current.canonical() === canonicalStatus(status)) return undefined;
   const key = `${petSet.metadata.namespace ?? "default"}/${petSet.metadata.name ?? ""}`;
   const now = ctx.clock.now();
-  if (ctx.statusWrites && petSet.status !== undefined && current.success) {
-    const decision = ctx.statusWrites.decide(key, now, current.data, status);
+  if (ctx.statusWrites && petSet.status !== undefined && current.status !== undefined) {
+    const decision = ctx.statusWrites.decide(key, now, current.status, status);
     if (!decision.write) return decision.retryInMs;
   }
   ctx.statusWrites?.wrote(key, now);

@@ -14,7 +14,6 @@ import {
   PETSET_KIND,
   type PetSet,
   type PetSetStatus,
-  PetSetStatusSchema,
   ProgressingReasons,
   versionName,
 } from "../api/index.js";
@@ -63,6 +62,7 @@ import { checkStateFormats } from "./state-format.js";
 import type { StatusWriteLimiter } from "./status-coalescing.js";
 import { withCondition } from "./status-compare.js";
 import type { StorageClassWatch } from "./storage-class-watch.js";
+import { storedStatus } from "./stored-status.js";
 import { awaitExpectations } from "./sync-expectations.js";
 import { collectHistory } from "./sync-history.js";
 import { reportRefusal } from "./sync-refusal.js";
@@ -329,7 +329,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
   }
   const withConflict = withConflicts(
     status,
-    PetSetStatusSchema.safeParse(petSet.status ?? {}).data,
+    storedStatus(petSet).status,
     conflicts,
     now,
     petSet.metadata.generation,

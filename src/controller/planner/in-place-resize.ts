@@ -239,9 +239,21 @@ export function resizeOutstanding(pod: PodView): string | undefined {
 }
 
 function sameResources(spec: ResourceView | undefined, status: ResourceView): boolean {
-  const norm = (r: ResourceView | undefined) =>
-    canonicalJson({ requests: r?.requests ?? {}, limits: r?.limits ?? {} });
-  return norm(spec) === norm(status);
+  // Flat maps of canonical quantities: compared key by key (no canonical JSON per call, this
+  // runs for every pod in every availability check of every sync).
+  return sameQuantities(spec?.requests, status.requests) && sameQuantities(spec?.limits, status.limits);
+}
+
+/** Equal maps, a missing map as an empty one and an undefined value as a missing key. */
+function sameQuantities(
+  a: Readonly<Record<string, string>> | undefined,
+  b: Readonly<Record<string, string>> | undefined,
+): boolean {
+  const keys = (m: Readonly<Record<string, string>> | undefined) =>
+    m === undefined ? [] : Object.keys(m).filter((k) => m[k] !== undefined);
+  const ka = keys(a);
+  if (ka.length !== keys(b).length) return false;
+  return ka.every((k) => a?.[k] === b?.[k]);
 }
 
 /** The fallback reason for a pod whose resize will not happen in time, or undefined. */
