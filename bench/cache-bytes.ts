@@ -54,47 +54,46 @@ function hex(n: number): string {
   return Array.from({ length: n }, () => Math.floor(Math.random() * 16).toString(16)).join("");
 }
 
+/** The wire texts of PetSet `k`, its version and its pods, made when asked (never all held at once). */
 interface Texts {
-  petSets: string[];
-  versions: string[];
-  pods: string[];
+  petSet(k: number): string;
+  version(k: number): string;
+  pods(k: number): string[];
 }
 
 function texts(petSets: number, pets: number): Texts {
-  const out: Texts = { petSets: [], versions: [], pods: [] };
   const fixturePetSetUid = fixtures.petSet.metadata?.uid ?? "";
-  for (let k = 0; k < petSets; k++) {
-    const uid = randomUUID();
-    const hash = hex(10);
-    const t = time(Math.floor(k / 10));
-    const base = { [fixturePetSetUid]: uid, "56bd49ca27": hash, "2026-12-05T17:34:5": t.slice(0, -2) };
-    out.petSets.push(
-      wire(fixtures.petSet, { ...base, '"s-0"': `"s-${k}"`, "s-0:": `s-${k}:`, "app=s-0": `app=s-${k}` }),
-    );
-    out.versions.push(
+  // Per PetSet: its uid, content hash and creation second, shared by its version and pods.
+  const bases = Array.from({ length: petSets }, (_, k) => ({
+    [fixturePetSetUid]: randomUUID(),
+    "56bd49ca27": hex(10),
+    "2026-12-05T17:34:5": time(Math.floor(k / 10)).slice(0, -2),
+  }));
+  const base = (k: number) => bases[k] ?? {};
+  return {
+    petSet: (k) =>
+      wire(fixtures.petSet, { ...base(k), '"s-0"': `"s-${k}"`, "s-0:": `s-${k}:`, "app=s-0": `app=s-${k}` }),
+    version: (k) =>
       wire(fixtures.version, {
-        ...base,
+        ...base(k),
         [fixtures.version.metadata?.uid ?? ""]: randomUUID(),
         '"s-0-v1"': `"s-${k}-v1"`,
         '"s-0"': `"s-${k}"`,
       }),
-    );
-    for (let j = 0; j < pets; j++) {
-      out.pods.push(
+    pods: (k) =>
+      Array.from({ length: pets }, (_, j) =>
         wire(fixtures.pod, {
-          ...base,
+          ...base(k),
           [fixtures.pod.metadata?.uid ?? ""]: randomUUID(),
           '"s-0-0"': `"s-${k}-${j}"`,
           '"s-0"': `"s-${k}"`,
-          '"pod-index": "0"': `"pod-index": "${j}"`,
+          '"petset.dev/pod-index":"0"': `"petset.dev/pod-index":"${j}"`,
           "10.244.1.119": `10.${(k >> 8) & 255}.${k & 255}.${j}`,
           f3dc1c1b5a701e6238955475bc813d4c87b9c83fa61dceb6067053b98b9c6020: hex(64),
           '"574"': `"${1000 + k * 10 + j}"`,
         }),
-      );
-    }
-  }
-  return out;
+      ),
+  };
 }
 
 function heapUsed(): number {
@@ -157,17 +156,19 @@ function main(): void {
   const petSets = store<KubernetesObject>("petsets");
   const versions = store<KubernetesObject>("petsetversions");
   measure("pod: cached (trimmed, stored, indexed)", n * p, () => {
-    for (const t of all.pods) {
-      const pod = decode<V1Pod>(t, "V1Pod");
-      trimPod(pod);
-      pods.add(pod);
-    }
+    for (let k = 0; k < n; k++)
+      for (const t of all.pods(k)) {
+        const pod = decode<V1Pod>(t, "V1Pod");
+        trimPod(pod);
+        pods.add(pod);
+      }
   });
   measure("pod: + the planner's view a sync keeps", n * p, () => {
     for (let k = 0; k < n; k++) for (const pod of pods.ofPetSet(NS, `s-${k}`)) cachedPodView(pod);
   });
   measure("PetSet: cached (trimmed, stored, indexed)", n, () => {
-    for (const t of all.petSets) {
+    for (let k = 0; k < n; k++) {
+      const t = all.petSet(k);
       const ps = decode<KubernetesObject>(t, "");
       trimPetSet(ps);
       petSets.add(ps);
@@ -180,7 +181,8 @@ function main(): void {
     }
   });
   measure("version: cached (trimmed, stored, indexed)", n, () => {
-    for (const t of all.versions) {
+    for (let k = 0; k < n; k++) {
+      const t = all.version(k);
       const v = decode<KubernetesObject>(t, "");
       trimVersion(v);
       versions.add(v);
@@ -196,12 +198,27 @@ function main(): void {
     throw new Error("not every object was stored");
   const r = Object.values(report);
   const perSet = p * ((r[0] ?? 0) + (r[1] ?? 0)) + r.slice(2).reduce((a, b) => a + b, 0);
+  heapUsed();
+  const mem = process.memoryUsage();
+  const mib = (b: number) => Math.round((b / 2 ** 20) * 10) / 10;
   console.log(
     JSON.stringify(
       {
-        parameters: { petSets: n, pets: p, path: opts.path, node: process.version },
+        parameters: {
+          petSets: n,
+          pets: p,
+          path: opts.path,
+          node: process.version,
+          execArgv: process.execArgv,
+        },
         bytesPerObject: report,
         bytesPerPetSetWithPodsAndVersion: perSet,
+        // This process after a full GC, everything cached (client-node and zod loaded, no controller).
+        processMiB: {
+          rss: mib(mem.rss),
+          heapUsed: mib(mem.heapUsed),
+          heapTotal: mib(mem.heapTotal),
+        },
       },
       null,
       2,
