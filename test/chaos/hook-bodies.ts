@@ -39,8 +39,13 @@ export function hookScript(logPath: string, runSeconds: number): string {
     `t() { date +%s%3N; }`,
     `printf '%s start %s %s\\n%s pid %s %s %s\\n' "\`t\`" "$i" "$a" "\`t\`" "$i" "$a" "$p" >> "$L"`,
     `trap 'printf "%s end %s %s\\n%s exit %s %s %s\\n" "\`t\`" "$i" "$a" "\`t\`" "$i" "$a" "$p" >> "$L"' EXIT`,
-    `trap 'exit 143' TERM INT HUP`,
-    `sleep ${runSeconds}`,
+    // The work runs in the background and the shell waits for it: a trapped signal ends a
+    // `wait` at once, while a shell in a foreground command runs its trap only after that
+    // command. A TERM to the group that lands while the shell forks the work can be lost in
+    // the child before it execs; the trap ends the work itself (a hook-bodies unit test waited
+    // the whole 30 s of a `sleep 30` that survived its group's SIGTERM, under load).
+    `trap 'kill $s 2>/dev/null; exit 143' TERM INT HUP`,
+    `sleep ${runSeconds} & s=$!; wait $s`,
   ].join("\n");
 }
 
