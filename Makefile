@@ -41,30 +41,25 @@ test: lint build ## every test: unit, then integration + e2e on the embedded ser
 	  $$sudo apt-get update -qq && $$sudo apt-get install -y -qq zsh >/dev/null; } || echo "test: installing zsh failed"
 	@command -v zsh >/dev/null || echo "test: zsh is missing: the zsh completion tests are skipped (with CI=true they fail)"
 	@# The real control plane starts while the unit tests and the embedded suite run (the embedded
-	@# suite starts at once); the real suite, the critical path, starts as soon as the control
-	@# plane is up, beside the unit tests and the embedded suite (most of the integration time is
-	@# waiting on pods); each line tagged with its suite. Each integration suite runs two files
-	@# at a time (an embedded file starts its own server; the real files share one cluster, each
-	@# in its own namespaces with a namespace-scoped controller); the conformance diff follows
-	@# the unit tests, beside the integration suites. TEST_SERIAL=1 runs everything serially.
-	rc=0; rm -f .cache/cluster-up.rc; \
-	( bash test/cluster/up.sh > .cache/cluster-up.log 2>&1; echo $$? > .cache/cluster-up.rc ) & \
-	cluster_up() { while [ ! -s .cache/cluster-up.rc ]; do sleep 1; done; [ "$$(cat .cache/cluster-up.rc)" = 0 ]; }; \
-	emb=""; real=""; if [ -z "$${TEST_SERIAL:-}" ]; then \
+	@# suite, the longest, starts at once); the real suite follows the unit tests, beside the
+	@# embedded one (most of their time is waiting on pods); each line tagged with its suite.
+	@# Each suite runs two files at a time (an embedded file starts its own server; the real
+	@# files share one cluster, each in its own namespaces with a namespace-scoped controller);
+	@# the conformance diff follows the real suite while the embedded one may still run.
+	@# TEST_SERIAL=1 runs everything serially.
+	rc=0; (bash test/cluster/up.sh > .cache/cluster-up.log 2>&1) & up=$$!; \
+	emb=""; if [ -z "$${TEST_SERIAL:-}" ]; then \
 	  PETSET_SUITE_PREFIX=embedded PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration $(EMBEDDED_PARALLEL) & emb=$$!; \
-	  ( if cluster_up; then cat .cache/cluster-up.log; \
-	      PETSET_SUITE_PREFIX=real PETSET_TEST_BACKEND=real node test/support/run-suite.mjs integration $(EMBEDDED_ONLY) $(REAL_PARALLEL); \
-	    else cat .cache/cluster-up.log; echo "test: the real control plane did not start"; exit 1; fi ) & real=$$!; \
 	fi; \
 	PETSET_SUITE_PREFIX=$${emb:+unit} node test/support/run-suite.mjs unit || rc=$$?; \
 	if [ -n "$${TEST_SERIAL:-}" ]; then \
 	  PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration || rc=$$?; \
-	  if cluster_up; then cat .cache/cluster-up.log; \
-	    PETSET_TEST_BACKEND=real node test/support/run-suite.mjs integration $(EMBEDDED_ONLY) || rc=$$?; \
-	  else cat .cache/cluster-up.log; echo "test: the real control plane did not start"; rc=1; fi; \
 	fi; \
-	if cluster_up; then PETSET_SUITE_PREFIX=$${emb:+conformance} node test/support/run-suite.mjs conformance || rc=$$?; else rc=1; fi; \
-	if [ -n "$$real" ]; then wait $$real || rc=$$?; fi; \
+	if wait $$up; then \
+	  cat .cache/cluster-up.log; \
+	  PETSET_SUITE_PREFIX=$${emb:+real} PETSET_TEST_BACKEND=real node test/support/run-suite.mjs integration $(EMBEDDED_ONLY) $$([ -n "$${TEST_SERIAL:-}" ] || echo "$(REAL_PARALLEL)") || rc=$$?; \
+	else cat .cache/cluster-up.log; echo "test: the real control plane did not start"; rc=1; fi; \
+	PETSET_SUITE_PREFIX=$${emb:+conformance} node test/support/run-suite.mjs conformance || rc=$$?; \
 	if [ -n "$$emb" ]; then wait $$emb || rc=$$?; fi; \
 	if [ "$${CI:-}" = "true" ]; then bash test/cluster/down.sh; fi; \
 	if [ -s .cache/test-failures.txt ]; then echo "---- failed tests"; cat .cache/test-failures.txt; fi; exit $$rc
