@@ -27,7 +27,7 @@ import {
   timestamp,
 } from "./objects.js";
 import { fill, type NodeView, podVars, renderPodStatus } from "./pod-status.js";
-import { heldRequests, planResize } from "./resize.js";
+import { heldRequests, planResize, type ResizeNode } from "./resize.js";
 import { matchSelector } from "./selector.js";
 import {
   type BindVolume,
@@ -311,21 +311,37 @@ function eventWrite(
 /** The built-in stage that plays in-place resize (resize.ts); not configurable. */
 export const ResizeStage: Stage = PodStageSchema.parse({ name: "pod-resize", resource: "pods", next: {} });
 
+/**
+ * The pod's resize status (resize.ts). What the node's other pods hold is summed only when the
+ * plan asks for it (a resize not yet admitted): every evaluation of every Running pod comes
+ * here, and summing (a parse per pod of the node) on each made populating 10,000 × 3 quadratic.
+ */
 function resizeStatus(pod: Pod, world: World, now: number): Record<string, unknown> | undefined {
   const node = world.nodes.find((n) => n.name === pod.spec.nodeName);
   if (node === undefined || pod.status?.phase !== "Running") return undefined;
-  const used = { cpu: 0, memory: 0 };
-  for (const other of world.podsOn?.(node.name) ?? []) {
-    if (other.metadata.uid === pod.metadata.uid || other.metadata.deletionTimestamp) continue;
-    const parsed = PodSchema.safeParse(other);
-    if (!parsed.success) continue;
-    const phase = parsed.data.status?.phase;
-    if (phase === "Succeeded" || phase === "Failed") continue;
-    const held = heldRequests(parsed.data);
-    used.cpu += held.cpu;
-    used.memory += held.memory;
-  }
-  return planResize(pod, { allocatable: node.allocatable ?? {}, used }, now);
+  let used: { cpu: number; memory: number } | undefined;
+  const sumUsed = () => {
+    const sum = { cpu: 0, memory: 0 };
+    for (const other of world.podsOn?.(node.name) ?? []) {
+      if (other.metadata.uid === pod.metadata.uid || other.metadata.deletionTimestamp) continue;
+      const parsed = PodSchema.safeParse(other);
+      if (!parsed.success) continue;
+      const phase = parsed.data.status?.phase;
+      if (phase === "Succeeded" || phase === "Failed") continue;
+      const held = heldRequests(parsed.data);
+      sum.cpu += held.cpu;
+      sum.memory += held.memory;
+    }
+    return sum;
+  };
+  const resizeNode: ResizeNode = {
+    allocatable: node.allocatable ?? {},
+    get used() {
+      used ??= sumUsed();
+      return used;
+    },
+  };
+  return planResize(pod, resizeNode, now);
 }
 
 /** Marks a volume this kubelet created, so it can delete it with its claim. */
