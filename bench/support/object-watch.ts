@@ -5,6 +5,8 @@
  * judges slow), watch again from the last event's resourceVersion, and list again on 410.
  * Objects first seen by a re-list are reported as ADDED at that time.
  */
+
+import { EventWaiters } from "./event-waiters.js";
 import type { KubeHttp, WatchStream } from "./kube-http.js";
 
 export interface ObjectMeta {
@@ -24,7 +26,7 @@ export type ObjectEvent = "ADDED" | "MODIFIED" | "DELETED";
 
 export class ObjectWatch<T extends KubeObject = KubeObject> {
   readonly live = new Map<string, T>();
-  private waiters: Array<() => void> = [];
+  private readonly waiters = new EventWaiters();
   private stream: WatchStream | undefined;
   private stopped = false;
 
@@ -55,7 +57,7 @@ export class ObjectWatch<T extends KubeObject = KubeObject> {
       this.live.set(o.metadata.name, o);
       this.onEvent(type, o, at);
     }
-    this.notify();
+    this.waiters.notify();
     await this.watchFrom(list.metadata.resourceVersion);
   }
 
@@ -76,7 +78,7 @@ export class ObjectWatch<T extends KubeObject = KubeObject> {
       if (ev.type === "DELETED") this.live.delete(o.metadata.name);
       else this.live.set(o.metadata.name, o);
       this.onEvent(ev.type as ObjectEvent, o, at);
-      this.notify();
+      this.waiters.notify();
     });
     this.stream = stream;
     await stream.established;
@@ -88,25 +90,9 @@ export class ObjectWatch<T extends KubeObject = KubeObject> {
     });
   }
 
-  private notify(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
-  }
-
   /** Resolves true when `done()` holds (checked after every event), false after timeoutMs. */
   until(done: () => boolean, timeoutMs: number): Promise<boolean> {
-    if (done()) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs);
-      const check = () => {
-        if (done()) {
-          clearTimeout(timer);
-          resolve(true);
-        } else this.waiters.push(check);
-      };
-      this.waiters.push(check);
-    });
+    return this.waiters.until(done, timeoutMs);
   }
 
   stop(): void {

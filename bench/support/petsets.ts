@@ -1,4 +1,6 @@
 /** PetSet manifests and a watch-fed record of the PetSetVersions of a namespace. */
+
+import { EventWaiters } from "./event-waiters.js";
 import type { KubeHttp, WatchStream } from "./kube-http.js";
 
 export const PETSETS = "/apis/petset.dev/v1alpha1";
@@ -53,7 +55,7 @@ export class VersionWatch {
   /** `<petset>@<generation>` (spec.petSet, spec.generation) to when it was first seen. */
   readonly byGeneration = new Map<string, number>();
   readonly live = new Set<string>();
-  private waiters: Array<() => void> = [];
+  private readonly waiters = new EventWaiters();
   private stream: WatchStream | undefined;
   private stopped = false;
 
@@ -80,7 +82,7 @@ export class VersionWatch {
     const at = performance.now();
     this.live.clear();
     for (const v of list.items) this.seen(v.metadata.name, v.spec, at);
-    this.notify();
+    this.waiters.notify();
     await this.watchFrom(list.metadata.resourceVersion);
   }
 
@@ -101,7 +103,7 @@ export class VersionWatch {
         if (!name) return;
         if (ev.type === "ADDED") this.seen(name, ev.object.spec as VersionSpec | undefined, at);
         else if (ev.type === "DELETED") this.live.delete(name);
-        this.notify();
+        this.waiters.notify();
       },
     );
     this.stream = stream;
@@ -121,25 +123,9 @@ export class VersionWatch {
     this.live.add(name);
   }
 
-  private notify(): void {
-    const waiters = this.waiters;
-    this.waiters = [];
-    for (const w of waiters) w();
-  }
-
   /** Resolves when `done()` is true (checked after every event), or false after timeoutMs. */
   until(done: () => boolean, timeoutMs: number): Promise<boolean> {
-    if (done()) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => resolve(false), timeoutMs);
-      const check = () => {
-        if (done()) {
-          clearTimeout(timer);
-          resolve(true);
-        } else this.waiters.push(check);
-      };
-      this.waiters.push(check);
-    });
+    return this.waiters.until(done, timeoutMs);
   }
 
   stop(): void {
