@@ -19,7 +19,14 @@ import { isConflict } from "./api-errors.js";
 import type { ClaimControl } from "./claim-control.js";
 import type { EventRecorder } from "./event-recorder.js";
 import { useExistingClaim } from "./existing-claim.js";
-import { type Expect, type Expectation, expectBefore, sendWithIntent } from "./expectations.js";
+import {
+  type Expect,
+  type Expectation,
+  expectBefore,
+  NO_RESEND,
+  type ResendPolicy,
+  sendWithIntent,
+} from "./expectations.js";
 import type { NodeFencing } from "./node-fencing.js";
 import type { PetSetWriter, VersionControl } from "./petset-client.js";
 import type {
@@ -42,6 +49,8 @@ export interface ExecutorDeps {
   events?: EventRecorder;
   /** Moves pets off lost nodes after their fence (node-fencing.ts); none: such steps fail. */
   nodeFencing?: NodeFencing;
+  /** How a create or delete whose answer was lost is resent (expectations.ts); default RESEND_LOST_ANSWER. */
+  resend?: ResendPolicy;
 }
 
 /** The cache showed something the API no longer has: the plan was made on a stale view. */
@@ -138,8 +147,11 @@ async function executeStep(
       const name = step.claim.metadata?.name ?? "";
       const present = { kind: "present", resource: "persistentvolumeclaims", name } as const;
       const withdraw = deps.expect?.(present) ?? (() => {});
-      const { created } = await sendWithIntent(withdraw, present, () =>
-        deps.claims.create(ns, step.claim as V1PersistentVolumeClaim),
+      const { created } = await sendWithIntent(
+        withdraw,
+        present,
+        () => deps.claims.create(ns, step.claim as V1PersistentVolumeClaim),
+        deps.resend,
       );
       if (created) return;
       if ((await useExistingClaim(deps, petSet, step, withdraw)) === "gone")
@@ -150,8 +162,11 @@ async function executeStep(
     }
     case "createPod": {
       const name = step.pod.metadata?.name ?? "";
-      await expectBefore(deps.expect, { kind: "present", resource: "pods", name }, () =>
-        deps.pods.create(ns, step.pod),
+      await expectBefore(
+        deps.expect,
+        { kind: "present", resource: "pods", name },
+        () => deps.pods.create(ns, step.pod),
+        deps.resend,
       );
       return;
     }
@@ -165,8 +180,11 @@ async function executeStep(
           uid: step.uid,
           from: step.resourceVersion,
         });
-      const { deleted } = await expectBefore(deps.expect, gone, () =>
-        expectOnConflict(deps.pods.delete(ns, step.podName, step.uid, step.resourceVersion), changed),
+      const { deleted } = await expectBefore(
+        deps.expect,
+        gone,
+        () => expectOnConflict(deps.pods.delete(ns, step.podName, step.uid, step.resourceVersion), changed),
+        deps.resend,
       );
       if (!deleted)
         throw new StaleViewError(`pod ${step.podName} was already gone: the cache is behind the API`);
@@ -184,8 +202,12 @@ async function executeStep(
           `node ${step.node} changed state since the plan's view (read uncached): ${step.podName} stays until a fence for this loss succeeds`,
         );
       const gone = { kind: "gone", resource: "pods", name: step.podName, uid: step.uid } as const;
-      const deleted = await expectBefore(deps.expect, gone, () =>
-        fencing.forceDeletePod(ns, step.podName, step.uid),
+      const deleted = await expectBefore(
+        deps.expect,
+        gone,
+        () => fencing.forceDeletePod(ns, step.podName, step.uid),
+        // Never resent: a force delete is sent only right after its uncached node check.
+        NO_RESEND,
       );
       if (!deleted)
         throw new StaleViewError(`pod ${step.podName} was already gone: the cache is behind the API`);

@@ -34,6 +34,16 @@
  *    or a second pod for a pet. The same holds for a delete: the cache still shows the pod it
  *    deleted as available. So a lost answer holds the next plan until the cache shows what
  *    happened, or 30 s if nothing did (the cost of not knowing: safety over liveness).
+ *  - A lost answer is first resolved by resending the same write (RESEND_LOST_ANSWER): every
+ *    create here names its object and every delete carries a uid precondition, so a resend
+ *    cannot make a second object nor delete a newer one. Its answer says what happened:
+ *    success (it had not landed, now it has), AlreadyExists or NotFound (it had landed), or
+ *    another refusal (unknown: the expectation stays). Only the first attempt's refusal
+ *    withdraws the expectation: after a lost answer, a later refusal (a 409 on the delete's
+ *    resourceVersion, a quota the first create used up) does not say the first one failed.
+ *    Without it, one reset on a pod create stalled the rollout for 30 s (the embedded
+ *    network-faults test, CI of 1afd441). Resends stop within RESEND_LOST_ANSWER.budgetMs of
+ *    the first send, so a partition holds a worker seconds, not minutes.
  *  - Patches with a resourceVersion precondition (pod relabels and in-place updates, version
  *    facts, ownerReferences, the PetSet's status and rollbacks): after the answer. The object
  *    stays visible either way, at the state the write was based on, and a plan on that view
@@ -59,17 +69,32 @@ export type Withdraw = () => void;
 /** Records what the cache must show before the next plan; returns how to take it back. */
 export type Expect<R extends string = ExpectedResource> = (e: Expectation<R>) => Withdraw | undefined;
 
+/** When a write whose answer was lost is sent again (see the header). */
+export interface ResendPolicy {
+  /** Wait before each resend, in order; one resend per entry. */
+  readonly delaysMs: readonly number[];
+  /** No resend starts later than this after the first send. */
+  readonly budgetMs: number;
+}
+
+export const RESEND_LOST_ANSWER: ResendPolicy = { delaysMs: [200, 400, 800, 1600], budgetMs: 5_000 };
+
+/** Never resend (a write that is not safe to repeat). */
+export const NO_RESEND: ResendPolicy = { delaysMs: [], budgetMs: 0 };
+
 /**
  * A create or a delete, intent first (see the header): `e` is recorded before `write` is
  * sent, withdrawn if the API server refuses the write, kept if the answer is lost or says the
- * object exists (AlreadyExists) or is gone already (NotFound on a delete, `gone` only).
+ * object exists (AlreadyExists) or is gone already (NotFound on a delete, `gone` only). A lost
+ * answer is resent under `resend`.
  */
 export async function expectBefore<T, R extends string = ExpectedResource>(
   expect: Expect<R> | undefined,
   e: Expectation<R>,
   write: () => Promise<T>,
+  resend: ResendPolicy = RESEND_LOST_ANSWER,
 ): Promise<T> {
-  return sendWithIntent(expect?.(e), e, write);
+  return sendWithIntent(expect?.(e), e, write, resend);
 }
 
 /** expectBefore once `e` is recorded (`withdraw` takes it back): for callers that keep it. */
@@ -77,14 +102,25 @@ export async function sendWithIntent<T, R extends string = ExpectedResource>(
   withdraw: Withdraw | undefined,
   e: Expectation<R>,
   write: () => Promise<T>,
+  resend: ResendPolicy = RESEND_LOST_ANSWER,
 ): Promise<T> {
-  try {
-    return await write();
-  } catch (err) {
-    const alreadyDone =
-      (e.kind === "present" && isAlreadyExists(err)) || (e.kind === "gone" && isNotFound(err));
-    if (withdraw !== undefined && isDefiniteRefusal(err) && !alreadyDone) withdraw();
-    throw err;
+  const start = Date.now();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await write();
+    } catch (err) {
+      const definite = isDefiniteRefusal(err);
+      const delay = resend.delaysMs[attempt];
+      if (!definite && delay !== undefined && Date.now() - start + delay <= resend.budgetMs) {
+        await new Promise((r) => setTimeout(r, delay)); // a backoff between sends, not a wait for a condition
+        continue;
+      }
+      const alreadyDone =
+        (e.kind === "present" && isAlreadyExists(err)) || (e.kind === "gone" && isNotFound(err));
+      // After a lost answer, a refusal does not say the first send failed.
+      if (withdraw !== undefined && definite && !alreadyDone && attempt === 0) withdraw();
+      throw err;
+    }
   }
 }
 

@@ -41,7 +41,13 @@ import {
 import type { ClaimControl } from "./claim-control.js";
 import type { EventRecorder, EventTarget, RecordedEvent } from "./event-recorder.js";
 import { executeSteps, StaleViewError, StepError } from "./executor.js";
-import { type Expect, type Expectation, type ExpectationStore, expectBefore } from "./expectations.js";
+import {
+  type Expect,
+  type Expectation,
+  type ExpectationStore,
+  expectBefore,
+  type ResendPolicy,
+} from "./expectations.js";
 import type { HookRunner } from "./hooks/runner.js";
 import type { ControllerCaches } from "./informers.js";
 import type { ControllerMetrics } from "./metrics.js";
@@ -95,6 +101,8 @@ export interface SyncContext {
   nodeFencing?: NodeFencing;
   /** StorageClasses for claim growth (storage-class-watch.ts); none or undefined: none refused for its class. */
   storageClasses?: StorageClassWatch;
+  /** How a create or delete whose answer was lost is resent (expectations.ts); default RESEND_LOST_ANSWER. */
+  resend?: ResendPolicy;
 }
 
 export interface SyncResult {
@@ -187,8 +195,11 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
     const vName = v.metadata.name ?? versionName(name, v.spec.version);
     // Intent first (expectations.ts): a create whose answer is lost may have landed.
     try {
-      await expectBefore(expect, { kind: "present", resource: "petsetversions", name: vName }, () =>
-        ctx.versions.create(v),
+      await expectBefore(
+        expect,
+        { kind: "present", resource: "petsetversions", name: vName },
+        () => ctx.versions.create(v),
+        ctx.resend,
       );
       ctx.logger.debug({ petSet: `${namespace}/${name}`, version: vName }, "version recorded");
     } catch (err) {

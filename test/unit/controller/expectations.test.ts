@@ -6,6 +6,8 @@ import {
   ExpectationStore,
   expectBefore,
   isObserved,
+  NO_RESEND,
+  type ResendPolicy,
 } from "../../../src/controller/expectations.js";
 import { isDefiniteRefusal } from "../../../src/controller/write-answer.js";
 
@@ -226,5 +228,60 @@ describe("expectBefore", () => {
     expect(
       store.check("ns/web", () => ({ uid: "u", resourceVersion: "1", terminating: false }), 1).pending,
     ).toEqual([gone]);
+  });
+});
+
+describe("resending a write whose answer was lost", () => {
+  const e: Expectation = { kind: "present", resource: "pods", name: "web-0" };
+  const fast: ResendPolicy = { delaysMs: [1, 1, 1], budgetMs: 1_000 };
+  const reset = () => Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+  const run = async (answers: unknown[], policy = fast) => {
+    const store = new ExpectationStore(1000);
+    let sends = 0;
+    const result = await expectBefore(
+      (x: Expectation) => store.expect("ns/web", x, 0),
+      e,
+      async () => {
+        const answer = answers[sends++];
+        if (answer instanceof Error) throw answer;
+        return answer;
+      },
+      policy,
+    ).then(
+      (v) => ({ ok: v }),
+      (err: unknown) => ({ err }),
+    );
+    return { result, sends, pending: store.check("ns/web", () => undefined, 1).pending };
+  };
+
+  it("a lost answer is resent until one comes back; a success after it keeps the expectation", async () => {
+    const r = await run([reset(), reset(), "created"]);
+    expect(r.result).toEqual({ ok: "created" });
+    expect(r.sends).toBe(3);
+    expect(r.pending).toEqual([e]);
+  });
+
+  it("AlreadyExists after a lost answer: it landed, the expectation stays", async () => {
+    const r = await run([reset(), status(409, "AlreadyExists", "exists")]);
+    expect(r.sends).toBe(2);
+    expect(r.pending).toEqual([e]);
+  });
+
+  it("a refusal after a lost answer does not withdraw it (the first send may have landed)", async () => {
+    const r = await run([reset(), status(403, "Forbidden", "exceeded quota")]);
+    expect(r.sends).toBe(2);
+    expect(r.pending).toEqual([e]);
+  });
+
+  it("a refusal of the first send is not resent and withdraws the expectation", async () => {
+    const r = await run([status(422, "Invalid", "no"), "created"]);
+    expect(r.sends).toBe(1);
+    expect(r.pending).toEqual([]);
+  });
+
+  it("stops after the last delay, and within the budget; NO_RESEND sends once", async () => {
+    expect((await run([reset(), reset(), reset(), reset(), "never"])).sends).toBe(4);
+    expect((await run([reset(), "created"], { delaysMs: [50], budgetMs: 10 })).sends).toBe(1);
+    expect((await run([reset(), "created"], NO_RESEND)).sends).toBe(1);
   });
 });

@@ -379,6 +379,8 @@ export class FakeWorld {
       events,
       metrics: createMetrics(),
       expectations: this.expectations,
+      // Resends without a wait: the fake world answers at once.
+      resend: { delaysMs: [0, 0, 0, 0], budgetMs: 1_000 },
     };
   }
 

@@ -64,7 +64,8 @@ describe("expectations before the request", () => {
       return realCreate(ns, pod);
     };
     for (let i = 0; i < 6 && creates() < before + 2; i++) await syncPetSet(ctx, KEY).catch(() => undefined);
-    expect(creates()).toBe(before + 2);
+    // The lost answer is resent once: AlreadyExists, it landed (expectations.ts).
+    expect(creates()).toBe(before + 3);
     expect(versionsLive(world)).toEqual(new Set(["1", "2"]));
 
     // v3 changes only the image, while the cache still does not show one v2 pod and the other
@@ -105,28 +106,39 @@ describe("expectations before the request", () => {
     expect(world.pods.get("web-0", "default")).toBeDefined();
   });
 
-  it("a create that timed out without landing holds the next plan until the expectation expires", async () => {
+  it("a create that timed out, and whose every resend timed out, holds the next plan until the expectation expires", async () => {
     const world = new FakeWorld();
     world.petSets.put(petSetObject("nginx:1.27", 1));
     const ctx = world.context();
     await syncPetSet(ctx, KEY);
     world.pods.remove("web-0", "default");
-    world.failOn(
-      "createPod",
-      2,
-      apiError(
-        504,
-        "Timeout",
-        "the server was unable to return a response in the time allotted, but may still be processing the request",
-      ),
+    const timeout = apiError(
+      504,
+      "Timeout",
+      "the server was unable to return a response in the time allotted, but may still be processing the request",
     );
+    // The first send and its four resends (the fake world's policy: four, no wait).
+    for (let n = 2; n <= 6; n++) world.failOn("createPod", n, timeout);
     await expect(syncPetSet(ctx, KEY)).rejects.toThrow();
+    expect(world.calls.filter((c) => c.verb === "createPod")).toHaveLength(6);
     const held = await syncPetSet(ctx, KEY);
     expect(held.requeueAfterMs).toBeGreaterThan(0);
-    expect(world.calls.filter((c) => c.verb === "createPod")).toHaveLength(2);
+    expect(world.calls.filter((c) => c.verb === "createPod")).toHaveLength(6);
     world.now += 30_000;
     await syncPetSet(ctx, KEY);
+    expect(world.calls.filter((c) => c.verb === "createPod")).toHaveLength(7);
+  });
+
+  it("a create that timed out once is resent, lands, and the next sync is not held", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject("nginx:1.27", 1));
+    const ctx = world.context();
+    await syncPetSet(ctx, KEY);
+    world.pods.remove("web-0", "default");
+    world.failOn("createPod", 2, apiError(504, "Timeout", "may still be processing the request"));
+    await syncPetSet(ctx, KEY);
     expect(world.calls.filter((c) => c.verb === "createPod")).toHaveLength(3);
+    expect(world.pods.get("web-0", "default")).toBeDefined();
   });
 
   it("a version create whose answer was lost is waited for, not created twice", async () => {
@@ -135,13 +147,17 @@ describe("expectations before the request", () => {
     const ctx = world.context();
     world.versions.hold();
     world.loseAnswerOn("createVersion", 1);
-    await expect(syncPetSet(ctx, KEY)).rejects.toThrow("timed out");
+    // The resend's AlreadyExists says it landed; the sync looks again soon.
+    const first = await syncPetSet(ctx, KEY);
+    expect(first.requeueAfterMs).toBeGreaterThan(0);
+    expect(world.calls.filter((c) => c.verb === "createVersion")).toHaveLength(2);
     const held = await syncPetSet(ctx, KEY);
     expect(held.requeueAfterMs).toBeGreaterThan(0);
-    expect(world.calls.filter((c) => c.verb === "createVersion")).toHaveLength(1);
+    expect(world.calls.filter((c) => c.verb === "createVersion")).toHaveLength(2);
     world.versions.release();
     await syncPetSet(ctx, KEY);
-    expect(world.calls.filter((c) => c.verb === "createVersion")).toHaveLength(1);
+    expect(world.calls.filter((c) => c.verb === "createVersion")).toHaveLength(2);
+    expect(world.versions.liveList()).toHaveLength(1);
     expect(world.pods.get("web-0", "default")).toBeDefined();
   });
 });

@@ -203,6 +203,20 @@ describe("syncPetSet on a cache that is behind its own writes (expectations)", (
     expect(world.statuses.at(-1)?.readyReplicas).toBe(1);
   });
 
+  it("regression (network-faults, embedded, CI of 1afd441): a pod create reset before it landed is resent, so the next pet does not wait 30 s", async () => {
+    const world = new FakeWorld();
+    world.petSets.put(petSetObject("nginx:1.27", 2));
+    const ctx = world.context();
+    const reset = Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" });
+    world.failOn("createPod", 1, reset);
+    await syncPetSet(ctx, KEY); // version 1, web-0: the first send is reset, the resend lands
+    const creates = () => world.calls.filter((c) => c.verb === "createPod").map((c) => c.name);
+    expect(creates()).toEqual(["web-0", "web-0"]);
+    world.makePodsReady();
+    await syncPetSet(ctx, KEY); // no expectation of a create that never landed holds it
+    expect(creates()).toEqual(["web-0", "web-0", "web-1"]);
+  });
+
   it("gives up waiting after the timeout and plans anyway", async () => {
     const world = new FakeWorld();
     world.petSets.put(petSetObject("nginx:1.27", 2));

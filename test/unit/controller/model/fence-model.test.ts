@@ -12,19 +12,16 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { setImage, updateSpec } from "../planner/simulate.js";
 import { fenceModel, playFence, syncFresh, withNodes } from "./fence-schedule.js";
 import { answerFence, fences, loseNode, nodeBack } from "./nodes.js";
-import { RUNS, SEED, type Setup, settle, setup } from "./schedule.js";
+import { RUNS, SEED, settle, setup } from "./schedule.js";
 import {
   crash,
   deliver,
-  deliverAll,
   executeNext,
   fixedCode,
   leader,
   type Model,
-  record,
   startSync,
   tick,
 } from "./stale-model.js";
