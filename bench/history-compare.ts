@@ -48,7 +48,7 @@ const SCALES = { small: { sets: 200, gc: 2_000 }, full: { sets: 1_000, gc: 10_00
 const PETSET_CLIENT = {
   clientQps: "none (no client-side rate limiter)",
   clientBurst: "none",
-  syncWorkers: 4,
+  syncWorkers: 8,
   keepAliveSocketsPerHost: 16,
   historyGcDeletesInFlight: GC_DELETES_IN_FLIGHT,
   statusProgressWriteIntervalMsPerPetSet: DEFAULT_STATUS_PROGRESS_INTERVAL_MS,

@@ -318,7 +318,7 @@ export const versionsBenchmark: Benchmark = {
           writeConcurrency: CONCURRENCY,
           gcExcessVersions: size.gcExcess,
           controller:
-            "node dist/src/cli/petset.js controller --namespace <ns> --no-leader-elect --workers 4 (child process)",
+            "node dist/src/cli/petset.js controller --namespace <ns> --no-leader-elect (default --workers 8; 4 before 2026-12-05 night) (child process)",
         },
         results: { headline, versions, single, gc },
         notes: [

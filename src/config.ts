@@ -48,7 +48,7 @@ export const ControllerFlagsSchema = CommonFlagsSchema.extend({
   leaseDuration: seconds(1).default(15),
   renewDeadline: seconds(1).default(10),
   retryPeriod: seconds(1).default(2),
-  workers: integerFlag("a whole number of concurrent syncs, 1-64", 1, 64).default(4),
+  workers: integerFlag("a whole number of concurrent syncs, 1-64", 1, 64).default(8),
 })
   .refine((f) => f.renewDeadline < f.leaseDuration, {
     path: ["renewDeadline"],

@@ -64,7 +64,7 @@ export async function startDev(config: DevConfig): Promise<DevEnvironment> {
         kubeConfig,
         clock: systemClock,
         logger: logger.child({ component: "controller" }),
-        workers: 4,
+        workers: 8,
       })
     : undefined;
   await controller?.start();

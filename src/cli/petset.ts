@@ -31,7 +31,7 @@ program
   .option("--lease-duration <s>", "seconds a leader's Lease is valid without renewal", "15")
   .option("--renew-deadline <s>", "seconds a leader keeps trying to renew before it steps down", "10")
   .option("--retry-period <s>", "seconds between Lease acquire/renew attempts", "2")
-  .option("--workers <n>", "concurrent syncs", "4")
+  .option("--workers <n>", "concurrent syncs", "8")
   .addOption(logLevel())
   .action(async (flags: Record<string, unknown>) => {
     await runController(parseFlags(ControllerFlagsSchema, flags));

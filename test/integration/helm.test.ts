@@ -204,7 +204,7 @@ describe.skipIf(!haveHelm || backendFromEnv() !== "real")(
         "--no-leader-elect",
         "--metrics-addr=:8080",
         "--namespace=team-a",
-        "--workers=8",
+        "--workers=12",
       ]);
     });
 
