@@ -37,6 +37,7 @@ interface Flags {
   controllerCpuProf?: string;
   controllerHeapSnapshots?: string;
   controllerMaxOldSpace?: string;
+  controllerSemiSpace?: string;
   serverCpuProf?: string;
   petsets?: number;
   changes?: number;
@@ -76,6 +77,10 @@ const program = new Command()
   .option(
     "--controller-max-old-space <MiB>",
     "run the controller with node --max-old-space-size (deploy/controller.yaml sets 384 for its 512Mi limit)",
+  )
+  .option(
+    "--controller-semi-space <MiB>",
+    "run the controller with node --max-semi-space-size (young generation; not set in deploy/)",
   )
   .option("--server-cpu-prof <dir>", "embedded: run petset dev under node --cpu-prof, profiles into <dir>")
   .option("--petsets <n>", "versions, scale: PetSets (overrides --scale)", count)
@@ -148,6 +153,7 @@ async function main(): Promise<void> {
           ...(flags.controllerCpuProf ? cpuProfArgs(flags.controllerCpuProf) : []),
           ...(flags.controllerHeapSnapshots ? heapSnapshotArgs(flags.controllerHeapSnapshots) : []),
           ...(flags.controllerMaxOldSpace ? [`--max-old-space-size=${flags.controllerMaxOldSpace}`] : []),
+          ...(flags.controllerSemiSpace ? [`--max-semi-space-size=${flags.controllerSemiSpace}`] : []),
         ];
         const out = await bench.run({
           backend,
