@@ -52,6 +52,8 @@
  *    would hold every later sync of the PetSet for the timeout (30 s) for nothing: the status
  *    write, issued on every change, made that visible under network faults.
  */
+
+import { sleep } from "../util/sleep.js";
 import { isAlreadyExists, isNotFound } from "./api-errors.js";
 import { isDefiniteRefusal } from "./write-answer.js";
 
@@ -112,7 +114,7 @@ export async function sendWithIntent<T, R extends string = ExpectedResource>(
       const definite = isDefiniteRefusal(err);
       const delay = resend.delaysMs[attempt];
       if (!definite && delay !== undefined && Date.now() - start + delay <= resend.budgetMs) {
-        await new Promise((r) => setTimeout(r, delay)); // a backoff between sends, not a wait for a condition
+        await sleep(delay);
         continue;
       }
       const alreadyDone =

@@ -15,9 +15,10 @@
  * an execution whose end was not seen (PETSET_HOOK_ID); docs/hooks.md, "Failure table".
  */
 import { hookEnv } from "../../api/index.js";
+import { sleep } from "../../util/sleep.js";
 import { EXEC_NO_LOCK_EXIT, execLockName, isExecBusy, lockedExecCommand } from "./exec-lock.js";
 import type { HookHandler } from "./hook-run.js";
-import { fenceCheck, sleep, tail } from "./hook-run.js";
+import { fenceCheck, tail } from "./hook-run.js";
 import { execInPod, PodExecError } from "./pod-exec.js";
 import { backoffMs } from "./transient.js";
 

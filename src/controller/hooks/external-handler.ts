@@ -28,8 +28,9 @@ import {
   PETSET_PLURAL,
   VERSION,
 } from "../../api/index.js";
+import { sleep } from "../../util/sleep.js";
 import { isConflict, isNotFound } from "../api-errors.js";
-import { type HandlerDeps, type HookHandler, type HookRun, sleep } from "./hook-run.js";
+import type { HandlerDeps, HookHandler, HookRun } from "./hook-run.js";
 import { retryTransient } from "./transient.js";
 
 const POLL_MS = 500;

@@ -48,25 +48,6 @@ export function fenceCheck(deps: HandlerDeps): () => void {
 
 export type HookHandler = (run: HookRun, deps: HandlerDeps, signal: AbortSignal) => Promise<HookOutcome>;
 
-/** Resolves after `ms`, or rejects at once when `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
 /** The last `max` characters of a handler's output, for a record's message. */
 export function tail(text: string, max = 512): string {
   const t = text.trim();

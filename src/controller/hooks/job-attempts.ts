@@ -19,8 +19,9 @@
  *    failure policy applies. Never a second execution beside one that may still run.
  */
 import type { BatchV1Api, CoreV1Api, V1Job, V1Pod } from "@kubernetes/client-node";
+import { sleep } from "../../util/sleep.js";
 import { isNotFound } from "../api-errors.js";
-import { type HookRun, sleep } from "./hook-run.js";
+import type { HookRun } from "./hook-run.js";
 
 const POLL_MS = 1000;
 

@@ -23,8 +23,9 @@
 import { createHash } from "node:crypto";
 import { BatchV1Api, CoreV1Api, type V1Container, type V1Job, type V1PodSpec } from "@kubernetes/client-node";
 import { API_VERSION, HookLimits, hookEnv, Labels, PETSET_KIND } from "../../api/index.js";
+import { sleep } from "../../util/sleep.js";
 import { describeApiError, isAlreadyExists, isNotFound } from "../api-errors.js";
-import { type HandlerDeps, type HookHandler, type HookRun, sleep } from "./hook-run.js";
+import type { HandlerDeps, HookHandler, HookRun } from "./hook-run.js";
 import { awaitOtherAttemptsGone, HookJobAnnotations, HookLabels, type Retry } from "./job-attempts.js";
 import { retryTransient } from "./transient.js";
 

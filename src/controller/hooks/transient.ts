@@ -12,8 +12,8 @@
  * Every other API answer (400, 403, 404, 409, 422, ...) is definite: the caller decides.
  */
 import { ApiException } from "@kubernetes/client-node";
+import { sleep } from "../../util/sleep.js";
 import { isLeaseLost } from "../lease-guard.js";
-import { sleep } from "./hook-run.js";
 
 /** Error codes of a connection that failed or was cut before a complete answer. */
 const NETWORK_CODES = new Set([

@@ -18,8 +18,9 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { Socket } from "node:net";
 import { z } from "zod";
 import type { HookContext } from "../../api/index.js";
+import { sleep } from "../../util/sleep.js";
 import { fenceSocketWrites } from "../fenced-connection.js";
-import { fenceCheck, type HookHandler, type HookOutcome, sleep, tail } from "./hook-run.js";
+import { fenceCheck, type HookHandler, type HookOutcome, tail } from "./hook-run.js";
 import { backoffMs, isTransientStatus } from "./transient.js";
 
 export const HOOK_REVIEW_API_VERSION = "hooks.petset.dev/v1";

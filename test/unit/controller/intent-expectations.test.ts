@@ -36,6 +36,16 @@ function apply(world: FakeWorld, change: (spec: Spec) => void): void {
 const versionsLive = (world: FakeWorld) =>
   new Set(world.pods.liveList().map((p: V1Pod) => p.metadata?.labels?.["petset.dev/version"]));
 
+/** One pet, web-0, created at version 1 and then evicted: the next sync creates it again. */
+async function evictedPet() {
+  const world = new FakeWorld();
+  world.petSets.put(petSetObject("nginx:1.27", 1));
+  const ctx = world.context();
+  await syncPetSet(ctx, KEY);
+  world.pods.remove("web-0", "default");
+  return { world, ctx };
+}
+
 describe("expectations before the request", () => {
   it("issue 24 item 3: a pod create whose answer was lost holds the next plan until the cache shows the pod (never three versions live)", async () => {
     const world = new FakeWorld();
@@ -90,11 +100,7 @@ describe("expectations before the request", () => {
   });
 
   it("a create the API server refused leaves nothing to wait for: the next sync plans at once", async () => {
-    const world = new FakeWorld();
-    world.petSets.put(petSetObject("nginx:1.27", 1));
-    const ctx = world.context();
-    await syncPetSet(ctx, KEY); // version 1; web-0 created
-    world.pods.remove("web-0", "default"); // evicted
+    const { world, ctx } = await evictedPet();
     world.failOn(
       "createPod",
       2,
@@ -107,11 +113,7 @@ describe("expectations before the request", () => {
   });
 
   it("a create that timed out, and whose every resend timed out, holds the next plan until the expectation expires", async () => {
-    const world = new FakeWorld();
-    world.petSets.put(petSetObject("nginx:1.27", 1));
-    const ctx = world.context();
-    await syncPetSet(ctx, KEY);
-    world.pods.remove("web-0", "default");
+    const { world, ctx } = await evictedPet();
     const timeout = apiError(
       504,
       "Timeout",
@@ -130,11 +132,7 @@ describe("expectations before the request", () => {
   });
 
   it("a create that timed out once is resent, lands, and the next sync is not held", async () => {
-    const world = new FakeWorld();
-    world.petSets.put(petSetObject("nginx:1.27", 1));
-    const ctx = world.context();
-    await syncPetSet(ctx, KEY);
-    world.pods.remove("web-0", "default");
+    const { world, ctx } = await evictedPet();
     world.failOn("createPod", 2, apiError(504, "Timeout", "may still be processing the request"));
     await syncPetSet(ctx, KEY);
     expect(world.calls.filter((c) => c.verb === "createPod")).toHaveLength(3);
