@@ -7,7 +7,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 COPY hack ./hack
 COPY bench ./bench
-RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev
+RUN npx tsc -p tsconfig.build.json && node dist/hack/bundle.js && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 WORKDIR /app
@@ -18,5 +18,7 @@ COPY package.json ./
 COPY crds ./crds
 # The image's `node` user, by number: Kubernetes can only check runAsNonRoot against a numeric user.
 USER 1000:1000
-ENTRYPOINT ["node", "dist/src/cli/petset.js"]
+# The controller's bundle (hack/bundle.ts): only the code the CLI reaches, minified; ~55 MiB
+# less RSS than the tsc build. `dev` and `demo` load the tsc build in dist/ beside it.
+ENTRYPOINT ["node", "dist/src/cli/petset.bundle.js"]
 CMD ["controller"]

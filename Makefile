@@ -17,9 +17,10 @@ $(NODE_STAMP): package.json package-lock.json
 
 $(BUILD_STAMP): $(NODE_STAMP) $(SOURCES)
 	npx tsc -p tsconfig.build.json
+	node dist/hack/bundle.js
 	@touch $@
 
-build: $(BUILD_STAMP) ## compile TypeScript to dist/
+build: $(BUILD_STAMP) ## compile TypeScript to dist/ and bundle the controller (dist/src/cli/petset.bundle.js)
 
 crds: $(BUILD_STAMP) ## regenerate crds/ from src/api and the Kubernetes OpenAPI schemas
 	node dist/hack/gen-crds.js

@@ -15,7 +15,7 @@ import { rolloutBenchmark } from "./rollout.js";
 import { scaleBenchmark } from "./scale.js";
 import { type BackendName, startBackend } from "./support/backends.js";
 import type { Benchmark, Scale } from "./support/bench.js";
-import { REPO_ROOT } from "./support/processes.js";
+import { REPO_ROOT, setControllerEnv, useUnbundledController } from "./support/processes.js";
 import { machineInfo, writeRecord } from "./support/results.js";
 import { versionsBenchmark } from "./versions.js";
 
@@ -38,6 +38,8 @@ interface Flags {
   controllerHeapSnapshots?: string;
   controllerMaxOldSpace?: string;
   controllerSemiSpace?: string;
+  controllerEnv?: string[];
+  controllerUnbundled: boolean;
   serverCpuProf?: string;
   petsets?: number;
   changes?: number;
@@ -81,6 +83,15 @@ const program = new Command()
   .option(
     "--controller-semi-space <MiB>",
     "run the controller with node --max-semi-space-size (young generation; not set in deploy/)",
+  )
+  .option(
+    "--controller-env <NAME=VALUE...>",
+    "environment for the controller child processes only (e.g. MALLOC_ARENA_MAX=2, as deploy/controller.yaml sets it)",
+  )
+  .option(
+    "--controller-unbundled",
+    "run the controller from the tsc build (dist/src/cli/petset.js) instead of the bundle the image runs (hack/bundle.ts)",
+    false,
   )
   .option("--server-cpu-prof <dir>", "embedded: run petset dev under node --cpu-prof, profiles into <dir>")
   .option("--petsets <n>", "versions, scale: PetSets (overrides --scale)", count)
@@ -128,6 +139,14 @@ async function main(): Promise<void> {
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
   program.parse(process.argv);
   const flags = program.opts<Flags>();
+  const controllerEnv: Record<string, string> = {};
+  for (const pair of flags.controllerEnv ?? []) {
+    const eq = pair.indexOf("=");
+    if (eq < 1) throw new Error(`--controller-env: expected NAME=VALUE, got ${JSON.stringify(pair)}`);
+    controllerEnv[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  setControllerEnv(controllerEnv);
+  if (flags.controllerUnbundled) useUnbundledController();
   const unknown = (flags.only ?? []).filter((n) => !BENCHMARKS.some((b) => b.name === n));
   if (unknown.length > 0) throw new Error(`--only: unknown benchmark ${unknown.join(", ")}`);
   const selected = BENCHMARKS.filter((b) => !flags.only || flags.only.includes(b.name));

@@ -8,6 +8,15 @@ import { createInterface } from "node:readline";
 export const DIST_ROOT = resolve(import.meta.dirname, "..", "..");
 export const REPO_ROOT = resolve(DIST_ROOT, "..");
 export const PETSET_BIN = join(DIST_ROOT, "src", "cli", "petset.js");
+/**
+ * The controller as the container image runs it: the bundle of hack/bundle.ts (`make build`).
+ * run.ts `--controller-unbundled` starts PETSET_BIN (the tsc build) instead.
+ */
+export const CONTROLLER_BIN = join(DIST_ROOT, "src", "cli", "petset.bundle.js");
+let controllerBin = CONTROLLER_BIN;
+export function useUnbundledController(): void {
+  controllerBin = PETSET_BIN;
+}
 
 export interface Child {
   readonly process: ChildProcess;
@@ -25,8 +34,10 @@ export async function spawnNode<T>(
   logPath: string,
   match: (line: string) => T | undefined,
   timeoutMs = 60_000,
+  extraEnv: Record<string, string> = {},
 ): Promise<{ child: Child; value: T }> {
-  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const env = { ...process.env, ...extraEnv };
+  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   const log = createWriteStream(logPath);
   const exited = new Promise<void>((r) => proc.once("exit", () => r()));
   // Never leave a child behind when the benchmark process exits (run.ts turns signals into exit).
@@ -73,6 +84,15 @@ export async function spawnNode<T>(
   return { child, value };
 }
 
+/**
+ * Environment variables every controller child gets beside the benchmark's own (run.ts
+ * `--controller-env`, e.g. MALLOC_ARENA_MAX as deploy/controller.yaml sets it).
+ */
+const controllerEnv: Record<string, string> = {};
+export function setControllerEnv(env: Record<string, string>): void {
+  Object.assign(controllerEnv, env);
+}
+
 export interface ControllerProcess extends Child {
   metricsPort: number;
   /** Sum of petset_api_writes_total, and by "verb resource". */
@@ -90,7 +110,7 @@ export async function startController(
 ): Promise<ControllerProcess> {
   const args = [
     ...extraNodeArgs,
-    PETSET_BIN,
+    controllerBin,
     "controller",
     "--kubeconfig",
     kubeconfigPath,
@@ -101,11 +121,17 @@ export async function startController(
     "--log-level",
     "info",
   ];
-  const { child, value: metricsPort } = await spawnNode(args, logPath, (line) => {
-    if (!line.includes("metricsPort")) return undefined;
-    const parsed = JSON.parse(line) as { metricsPort?: number };
-    return parsed.metricsPort;
-  });
+  const { child, value: metricsPort } = await spawnNode(
+    args,
+    logPath,
+    (line) => {
+      if (!line.includes("metricsPort")) return undefined;
+      const parsed = JSON.parse(line) as { metricsPort?: number };
+      return parsed.metricsPort;
+    },
+    60_000,
+    controllerEnv,
+  );
   const metricsText = async () => {
     const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);
     return res.text();

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
-/** `petset`: the controller, the embedded development cluster, and the demo. */
+/**
+ * `petset`: the controller, the embedded development cluster, and the demo.
+ *
+ * `dev` and `demo` are imported when their command runs: the controller process never loads
+ * the embedded API server, and the controller's bundle (hack/bundle.ts) leaves them out.
+ */
 import { Command, Option } from "commander";
 import { ControllerFlagsSchema, DevFlagsSchema, FlagError, parseFlags } from "../config.js";
 import { LogLevels } from "../util/logger.js";
 import { runController } from "./controller-command.js";
-import { DemoFlagsSchema, runDemo } from "./demo-command.js";
-import { runDev } from "./dev-command.js";
 import { packageVersion } from "./package-version.js";
 
 const program = new Command()
@@ -71,7 +74,9 @@ program
   )
   .addOption(logLevel())
   .action(async (flags: Record<string, unknown>) => {
-    await runDev(parseFlags(DevFlagsSchema, flags));
+    const parsed = parseFlags(DevFlagsSchema, flags);
+    const { runDev } = await import("./dev-command.js");
+    await runDev(parsed);
   });
 
 program
@@ -83,6 +88,7 @@ program
   .option("--step-timeout <seconds>", "give up when a step takes longer than this", "30")
   .addOption(logLevel().default("error"))
   .action(async (flags: Record<string, unknown>) => {
+    const { DemoFlagsSchema, runDemo } = await import("./demo-command.js");
     await runDemo(parseFlags(DemoFlagsSchema, flags));
     process.exit(0);
   });

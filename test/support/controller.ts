@@ -3,8 +3,9 @@
  * - `startController`: a `PetSetController` in this process, with the test cluster's controller
  *   kubeconfig (on the real backend only the RBAC of deploy/rbac.yaml, so a missing permission
  *   fails the test), scoped to one namespace, electing a leader on a Lease in that namespace;
- * - `startControllerProcess`: `node dist/src/cli/petset.js controller ...` as a child process,
- *   so a test can SIGKILL it at any point (needs `npx tsc -p tsconfig.build.json` first).
+ * - `startControllerProcess`: `node dist/src/cli/petset.bundle.js controller ...` as a child
+ *   process, so a test can SIGKILL it at any point: the bundle the container image runs
+ *   (hack/bundle.ts; needs `make build` first).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -17,7 +18,7 @@ import { createLogger, type LogLevel } from "../../src/util/logger.js";
 import { REPO_ROOT, type TestCluster } from "./cluster.js";
 
 export const LEASE_NAME = "petset-controller";
-const CLI = join(REPO_ROOT, "dist", "src", "cli", "petset.js");
+const CLI = join(REPO_ROOT, "dist", "src", "cli", "petset.bundle.js");
 
 export interface ControllerHandle {
   readonly identity: string;
@@ -131,13 +132,13 @@ export interface ControllerProcessOptions {
   env?: Record<string, string>;
   /** Lease timings in seconds (default 4/3/1). */
   lease?: { durationS: number; renewDeadlineS: number; retryPeriodS: number };
-  /** Another build's `petset.js` (e.g. the previous release, test/upgrade/); default: dist/ of this tree. */
+  /** Another build's `petset.js` (e.g. the previous release, test/upgrade/); default: this tree's bundle. */
   cli?: string;
 }
 
 /**
  * Runs `petset controller --kubeconfig <controller kubeconfig> -n NS --metrics-addr
- * 127.0.0.1:0 --lease-namespace NS` from dist/.
+ * 127.0.0.1:0 --lease-namespace NS` from dist/ (the controller's bundle, as deployed).
  */
 export function startControllerProcess(
   cluster: Pick<TestCluster, "controllerKubeConfig">,
@@ -146,7 +147,7 @@ export function startControllerProcess(
 ): ControllerProcess {
   const lease = opts.lease ?? { durationS: 4, renewDeadlineS: 3, retryPeriodS: 1 };
   const cli = opts.cli ?? CLI;
-  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npx tsc -p tsconfig.build.json first`);
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run make build first`);
   const dir = mkdtempSync(join(tmpdir(), "petset-ctl-"));
   const kubeconfig = join(dir, "kubeconfig");
   writeFileSync(kubeconfig, (opts.kubeConfig ?? cluster.controllerKubeConfig).exportConfig(), {

@@ -1,0 +1,63 @@
+/**
+ * The controller's bundle (hack/bundle.ts), what the container image runs: one file that
+ * answers as the tsc build does, loads no other module for `controller` (the memory of issue
+ * 29: client-node's unused API groups, the embedded server), and still runs `dev` and `demo`
+ * from the tsc build beside it. Its behaviour against a cluster is covered by every test that
+ * starts a controller process (test/support/controller.ts starts the bundle).
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { REPO_ROOT } from "../support/cluster.js";
+
+const BUNDLE = join(REPO_ROOT, "dist", "src", "cli", "petset.bundle.js");
+const dir = mkdtempSync(join(tmpdir(), "petset-bundle-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function node(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; out: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      args,
+      { cwd: REPO_ROOT, env: { ...process.env, ...env }, timeout: 30_000 },
+      (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, out: stdout + stderr }),
+    );
+  });
+}
+
+describe("the controller's bundle", () => {
+  it("prints the package's version", async () => {
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as { version: string };
+    const r = await node([BUNDLE, "--version"]);
+    expect(r.code).toBe(0);
+    expect(r.out.trim()).toBe(pkg.version);
+  });
+
+  it("loads no module but itself and Node's own for the controller", async () => {
+    const log = join(dir, "modules.txt");
+    const hook = join(REPO_ROOT, "test", "support", "record-module-loads.mjs");
+    // A kubeconfig that does not exist: the controller loads all its code, then fails on it.
+    const r = await node(["--import", hook, BUNDLE, "controller", "--kubeconfig", join(dir, "none")], {
+      PETSET_MODULE_LOG: log,
+    });
+    expect(r.code).not.toBe(0);
+    expect(r.out).toContain(join(dir, "none"));
+    const loaded = readFileSync(log, "utf8")
+      .split("\n")
+      .filter((l) => l !== "");
+    expect(loaded).toContain(pathToFileURL(BUNDLE).href);
+    const files = loaded.filter((u) => !u.startsWith("node:") && u !== pathToFileURL(BUNDLE).href);
+    expect(files).toEqual([]);
+  });
+
+  it("runs dev and demo from the tsc build beside it", async () => {
+    for (const command of ["dev", "demo"]) {
+      const r = await node([BUNDLE, command, "--help"]);
+      expect(r.code, r.out).toBe(0);
+      expect(r.out).toContain(`Usage: petset ${command}`);
+    }
+  });
+});
