@@ -61,6 +61,19 @@ describe("deploy/controller.yaml", () => {
   const pod = obj(obj(obj(deployment?.spec, "spec").template, "template").spec, "pod spec");
   const container = obj(list(pod.containers, "containers")[0], "container");
 
+  it("runs the controller with the memory settings the scale benchmark measured", () => {
+    // docs/benchmarks.md section 4 ("Memory"): 10,000 x 3 was measured with exactly these.
+    const env = Object.fromEntries(
+      list(container.env, "env")
+        .map((e) => obj(e, "env var"))
+        .filter((e) => typeof e.value === "string")
+        .map((e) => [String(e.name), String(e.value)]),
+    );
+    expect(env.NODE_OPTIONS).toBe("--max-old-space-size=384");
+    expect(env.MALLOC_ARENA_MAX).toBe("2");
+    expect(obj(obj(container.resources, "resources").limits, "limits").memory).toBe("512Mi");
+  });
+
   it("probes paths the controller serves, on the port --metrics-addr opens", async () => {
     const args = list(container.args, "args").map(String);
     const addr = args.find((a) => a.startsWith("--metrics-addr="))?.split("=")[1];
