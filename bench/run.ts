@@ -40,6 +40,7 @@ interface Flags {
   controllerSemiSpace?: string;
   controllerEnv?: string[];
   controllerUnbundled: boolean;
+  controllerNodeFlag?: string[];
   serverCpuProf?: string;
   petsets?: number;
   changes?: number;
@@ -87,6 +88,10 @@ const program = new Command()
   .option(
     "--controller-env <NAME=VALUE...>",
     "environment for the controller child processes only (e.g. MALLOC_ARENA_MAX=2, as deploy/controller.yaml sets it)",
+  )
+  .option(
+    "--controller-node-flag <flag...>",
+    "node flags for the controller child processes, before the script (e.g. --heap-growing-percent=20 as the image's ENTRYPOINT passes it)",
   )
   .option(
     "--controller-unbundled",
@@ -173,6 +178,7 @@ async function main(): Promise<void> {
           ...(flags.controllerHeapSnapshots ? heapSnapshotArgs(flags.controllerHeapSnapshots) : []),
           ...(flags.controllerMaxOldSpace ? [`--max-old-space-size=${flags.controllerMaxOldSpace}`] : []),
           ...(flags.controllerSemiSpace ? [`--max-semi-space-size=${flags.controllerSemiSpace}`] : []),
+          ...(flags.controllerNodeFlag ?? []),
         ];
         const out = await bench.run({
           backend,
