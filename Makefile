@@ -126,16 +126,19 @@ bench: build ## benchmarks, JSON results in bench/results/
 	node dist/bench/run.js $(BENCH_ARGS)
 
 # bench-quick: the headline numbers in under 3 minutes (idle machine): versions throughput,
-# CPU per version and single-change latency on the embedded server, the petset/StatefulSet
+# CPU per version and single-change latency on the embedded server (500 PetSets x 2 changes,
+# GC of 1,000), the petset/StatefulSet
 # ratios from one round of the rollout comparison (10 pets), and the history comparison with
-# kube-controller-manager (100 sets per side, one round; GC of 500) on a private control plane
+# kube-controller-manager (100 sets per side, one round; GC of 200; --compare-only: neither
+# the rollout on the embedded server nor history-compare's petset-only run there, 40 s of the
+# 3.9 minutes it took with them, docs/benchmarks.md §2h) on a private control plane
 # of kube-apiserver (built from Go modules by the first `make test`; the build takes ~20
 # minutes once). The two comparisons share one private control plane, started once and stopped
 # at the end (PETSET_BENCH_CLUSTER_DIR=<dir>: use that one and leave it running). Each benchmark
 # in BENCH_QUICK_ONLY that writes results.headline is printed by bench/headline.ts. The
 # published comparisons are 3 rounds of 20 (docs/benchmarks.md §3b) and 1,000 sets (§2h).
 BENCH_QUICK_ONLY ?= versions rollout history-compare
-BENCH_QUICK_ARGS ?= --backend embedded --petsets 1000 --changes 2 --gc-versions 2000 --pets 10 --statefulset --compare-pets 10 --runs 1 --history-sets 100 --history-gc 500
+BENCH_QUICK_ARGS ?= --backend embedded --petsets 500 --changes 2 --gc-versions 1000 --pets 10 --statefulset --compare-only --compare-pets 10 --runs 1 --history-sets 100 --history-gc 200
 bench-quick: build ## headline numbers in ~3 min: versions, petset/StatefulSet and petset/kube-controller-manager ratios
 	rm -rf bench/results/quick
 	@keep="$${PETSET_BENCH_CLUSTER_DIR:-}"; cluster="$${keep:-$$(mktemp -d "$${TMPDIR:-/tmp}/petset-bench-quick-XXXXXX")}"; \

@@ -264,7 +264,9 @@ export const historyCompareBenchmark: Benchmark = {
     const runs = ctx.sizes.runs ?? 2;
     let embedded: Compared | undefined;
     let real: Compared | undefined;
-    if (ctx.backend.name === "embedded") embedded = await compareOn(ctx, ctx.backend, false, sets, gc, runs);
+    // --compare-only (bench-quick): the side by side alone, not petset's figures on the embedded server.
+    if (ctx.backend.name === "embedded" && !(ctx.compareOnly && ctx.statefulSet))
+      embedded = await compareOn(ctx, ctx.backend, false, sets, gc, runs);
     if (ctx.backend.name === "real" || ctx.statefulSet) {
       const own = ctx.backend.clusterDir && !isSharedClusterDir(ctx.backend.clusterDir);
       if (!own)

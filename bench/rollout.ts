@@ -88,8 +88,10 @@ export const rolloutBenchmark: Benchmark = {
   backendOptions: { readyDelayMs: 200 },
   async run(ctx): Promise<BenchOutput> {
     const pets = ctx.sizes.pets ?? SIZES[ctx.scale].pets;
-    const petset = await petSetRollout(ctx, ctx.backend, pets);
-    const results: Record<string, unknown> = { petset };
+    // --compare-only (bench-quick): the comparison alone, no rollout on the backend.
+    const petset =
+      ctx.compareOnly && ctx.statefulSet ? undefined : await petSetRollout(ctx, ctx.backend, pets);
+    const results: Record<string, unknown> = petset ? { petset } : {};
     const notes = [
       "petset: OrderedReady, RollingUpdate one pet at a time (maxUnavailable 1, the default) with the simulated kubelet of the backend.",
       "Wall time: from the write until status shows every pet updated and Ready (observedGeneration caught up; status polled every 200 ms). Pods are then checked directly.",
@@ -111,11 +113,13 @@ export const rolloutBenchmark: Benchmark = {
       notes.push("StatefulSet comparison not run (pass --statefulset).");
     }
     // Printed by `make bench-quick` (bench/headline.ts): per pet, and petset / StatefulSet.
-    const headline: Record<string, unknown> = {
-      rolloutPerPet: petset.rolloutPerPet,
-      apiWritesPerPet: petset.apiWritesPerPetUpdate,
-      controllerCpuPerPet: m(((petset.controller.cpuTime?.value ?? 0) / pets) * 1000, "ms/pet"),
-    };
+    const headline: Record<string, unknown> = petset
+      ? {
+          rolloutPerPet: petset.rolloutPerPet,
+          apiWritesPerPet: petset.apiWritesPerPetUpdate,
+          controllerCpuPerPet: m(((petset.controller.cpuTime?.value ?? 0) / pets) * 1000, "ms/pet"),
+        }
+      : {};
     const scenarios = (
       results.comparison as { scenarios?: Record<string, { ratio: Record<string, unknown> }> }
     )?.scenarios;

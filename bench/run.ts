@@ -41,6 +41,7 @@ interface Flags {
   controllerEnv?: string[];
   controllerUnbundled: boolean;
   controllerNodeFlag?: string[];
+  compareOnly: boolean;
   serverCpuProf?: string;
   petsets?: number;
   changes?: number;
@@ -92,6 +93,11 @@ const program = new Command()
   .option(
     "--controller-node-flag <flag...>",
     "node flags for the controller child processes, before the script (e.g. --heap-growing-percent=20 as the image's ENTRYPOINT passes it)",
+  )
+  .option(
+    "--compare-only",
+    "with --statefulset: rollout runs only its comparison, history-compare only its side by side with kube-controller-manager (make bench-quick)",
+    false,
   )
   .option(
     "--controller-unbundled",
@@ -184,6 +190,7 @@ async function main(): Promise<void> {
           backend,
           scale: flags.scale,
           statefulSet: flags.statefulset,
+          compareOnly: flags.compareOnly,
           controllerNodeArgs,
           sizes: {
             petSets: flags.petsets,

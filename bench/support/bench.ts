@@ -25,6 +25,11 @@ export interface BenchContext {
   sizes: SizeOverrides;
   /** Extra node flags for the controller child process (e.g. --cpu-prof). */
   controllerNodeArgs: string[];
+  /**
+   * `--compare-only` (make bench-quick): rollout runs only its comparison with the StatefulSet
+   * controller, history-compare only its side by side with kube-controller-manager.
+   */
+  compareOnly?: boolean;
   log(message: string): void;
 }
 
