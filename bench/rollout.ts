@@ -92,11 +92,13 @@ export const rolloutBenchmark: Benchmark = {
     const petset =
       ctx.compareOnly && ctx.statefulSet ? undefined : await petSetRollout(ctx, ctx.backend, pets);
     const results: Record<string, unknown> = petset ? { petset } : {};
-    const notes = [
-      "petset: OrderedReady, RollingUpdate one pet at a time (maxUnavailable 1, the default) with the simulated kubelet of the backend.",
-      "Wall time: from the write until status shows every pet updated and Ready (observedGeneration caught up; status polled every 200 ms). Pods are then checked directly.",
-      "API writes: petset_api_writes_total delta over the rollout (pods, versions, status, events, annotations).",
-    ];
+    const notes = petset
+      ? [
+          "petset: OrderedReady, RollingUpdate one pet at a time (maxUnavailable 1, the default) with the simulated kubelet of the backend.",
+          "Wall time: from the write until status shows every pet updated and Ready (observedGeneration caught up; status polled every 200 ms). Pods are then checked directly.",
+          "API writes: petset_api_writes_total delta over the rollout (pods, versions, status, events, annotations).",
+        ]
+      : ["--compare-only: no rollout on the backend itself, only the comparison."];
     const server: Record<string, unknown> = {};
     // The comparison starts its own control plane, so it runs beside either backend.
     if (ctx.statefulSet) {

@@ -15,7 +15,7 @@ import { rolloutBenchmark } from "./rollout.js";
 import { scaleBenchmark } from "./scale.js";
 import { type BackendName, startBackend } from "./support/backends.js";
 import type { Benchmark, Scale } from "./support/bench.js";
-import { REPO_ROOT, setControllerEnv, useUnbundledController } from "./support/processes.js";
+import { configureControllers, REPO_ROOT } from "./support/processes.js";
 import { machineInfo, writeRecord } from "./support/results.js";
 import { versionsBenchmark } from "./versions.js";
 
@@ -156,8 +156,7 @@ async function main(): Promise<void> {
     if (eq < 1) throw new Error(`--controller-env: expected NAME=VALUE, got ${JSON.stringify(pair)}`);
     controllerEnv[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
-  setControllerEnv(controllerEnv);
-  if (flags.controllerUnbundled) useUnbundledController();
+  configureControllers({ unbundled: flags.controllerUnbundled, env: controllerEnv });
   const unknown = (flags.only ?? []).filter((n) => !BENCHMARKS.some((b) => b.name === n));
   if (unknown.length > 0) throw new Error(`--only: unknown benchmark ${unknown.join(", ")}`);
   const selected = BENCHMARKS.filter((b) => !flags.only || flags.only.includes(b.name));

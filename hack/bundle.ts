@@ -29,13 +29,13 @@ async function main(): Promise<void> {
     input: join(CLI, "petset.js"),
     platform: "node",
     // Loaded by path when their command runs (the tsc build beside the bundle).
-    external: [/\/dev-command\.js$/, /\/demo-command\.js$/, /^\.\/(dev|demo)-command\.js$/],
+    external: [/(^|\/)(dev|demo)-command\.js$/],
     logLevel: "warn",
     output: { file: BUNDLE, format: "esm", minify: true, sourcemap: true },
   });
-  const code = result.output.find((o) => o.type === "chunk");
-  if (!code) throw new Error("rolldown wrote no chunk");
-  if (result.output.filter((o) => o.type === "chunk").length !== 1)
+  const chunks = result.output.filter((o) => o.type === "chunk");
+  const code = chunks[0];
+  if (chunks.length !== 1 || !code)
     throw new Error(`expected one chunk, got ${result.output.map((o) => o.fileName).join(", ")}`);
   process.stdout.write(
     `bundle: dist/src/cli/${code.fileName} (${(code.code.length / 2 ** 20).toFixed(1)} MiB)\n`,

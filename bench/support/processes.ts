@@ -13,10 +13,6 @@ export const PETSET_BIN = join(DIST_ROOT, "src", "cli", "petset.js");
  * run.ts `--controller-unbundled` starts PETSET_BIN (the tsc build) instead.
  */
 export const CONTROLLER_BIN = join(DIST_ROOT, "src", "cli", "petset.bundle.js");
-let controllerBin = CONTROLLER_BIN;
-export function useUnbundledController(): void {
-  controllerBin = PETSET_BIN;
-}
 
 export interface Child {
   readonly process: ChildProcess;
@@ -85,12 +81,14 @@ export async function spawnNode<T>(
 }
 
 /**
- * Environment variables every controller child gets beside the benchmark's own (run.ts
- * `--controller-env`, e.g. MALLOC_ARENA_MAX as deploy/controller.yaml sets it).
+ * How every controller child of this benchmark run starts (run.ts sets it once from its flags):
+ * which build (`--controller-unbundled`: the tsc build) and the environment beside the
+ * benchmark's own (`--controller-env`, e.g. MALLOC_ARENA_MAX as deploy/controller.yaml sets it).
  */
-const controllerEnv: Record<string, string> = {};
-export function setControllerEnv(env: Record<string, string>): void {
-  Object.assign(controllerEnv, env);
+const controllers = { bin: CONTROLLER_BIN, env: {} as Record<string, string> };
+export function configureControllers(o: { unbundled: boolean; env: Record<string, string> }): void {
+  controllers.bin = o.unbundled ? PETSET_BIN : CONTROLLER_BIN;
+  controllers.env = o.env;
 }
 
 export interface ControllerProcess extends Child {
@@ -110,7 +108,7 @@ export async function startController(
 ): Promise<ControllerProcess> {
   const args = [
     ...extraNodeArgs,
-    controllerBin,
+    controllers.bin,
     "controller",
     "--kubeconfig",
     kubeconfigPath,
@@ -130,7 +128,7 @@ export async function startController(
       return parsed.metricsPort;
     },
     60_000,
-    controllerEnv,
+    controllers.env,
   );
   const metricsText = async () => {
     const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);

@@ -36,11 +36,12 @@ describe("the controller's bundle", () => {
     expect(r.out.trim()).toBe(pkg.version);
   });
 
-  it("loads no module but itself and Node's own for the controller", async () => {
-    const log = join(dir, "modules.txt");
+  /** The files (not `node:` builtins) `script controller` loads besides `script` itself. */
+  async function filesLoadedBeside(script: string): Promise<string[]> {
+    const log = join(dir, `modules-${script.split("/").at(-1)}.txt`);
     const hook = join(REPO_ROOT, "test", "support", "record-module-loads.mjs");
     // A kubeconfig that does not exist: the controller loads all its code, then fails on it.
-    const r = await node(["--import", hook, BUNDLE, "controller", "--kubeconfig", join(dir, "none")], {
+    const r = await node(["--import", hook, script, "controller", "--kubeconfig", join(dir, "none")], {
       PETSET_MODULE_LOG: log,
     });
     expect(r.code).not.toBe(0);
@@ -48,9 +49,15 @@ describe("the controller's bundle", () => {
     const loaded = readFileSync(log, "utf8")
       .split("\n")
       .filter((l) => l !== "");
-    expect(loaded).toContain(pathToFileURL(BUNDLE).href);
-    const files = loaded.filter((u) => !u.startsWith("node:") && u !== pathToFileURL(BUNDLE).href);
-    expect(files).toEqual([]);
+    expect(loaded).toContain(pathToFileURL(script).href);
+    return loaded.filter((u) => !u.startsWith("node:") && u !== pathToFileURL(script).href);
+  }
+
+  it("loads no module but itself and Node's own for the controller", async () => {
+    expect(await filesLoadedBeside(BUNDLE)).toEqual([]);
+    // The recorder sees modules: the tsc build loads client-node's files.
+    const tsc = await filesLoadedBeside(join(REPO_ROOT, "dist", "src", "cli", "petset.js"));
+    expect(tsc.some((u) => u.includes("/@kubernetes/client-node/"))).toBe(true);
   });
 
   it("runs dev and demo from the tsc build beside it", async () => {
