@@ -2,8 +2,7 @@
 // Runs one vitest project and ends with a plain closing line "<project>: N passed, N failed"
 // (plus ", N skipped"), so CI logs say what ran. Exit code is vitest's.
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { appendFileSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 
@@ -12,10 +11,12 @@ if (!project) {
   console.error("usage: run-suite.mjs <unit|integration> [vitest args]");
   process.exit(2);
 }
-const dir = mkdtempSync(join(tmpdir(), "petset-vitest-"));
-const out = join(dir, "results.json");
 const backend = process.env.PETSET_TEST_BACKEND;
 const label = backend && project !== "unit" ? `${project}[${backend}]` : project;
+// Kept after the run (every file's and test's duration, for the time budget of `make test`).
+mkdirSync(".cache", { recursive: true });
+const out = join(".cache", `vitest-${project}${backend && project !== "unit" ? `-${backend}` : ""}.json`);
+rmSync(out, { force: true });
 const vitestArgs = [
   "vitest",
   "run",
@@ -58,7 +59,6 @@ try {
 } catch {
   failed = res.status === 0 ? 0 : 1;
 }
-rmSync(dir, { recursive: true, force: true });
 const closing = `${label}: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`;
 // The slowest files, so the time budget of `make test` (15 min warm) can be kept by looking.
 const slow = `${label} slowest files: ${slowest.map((f) => `${f.file} ${f.s.toFixed(0)}s`).join(", ")}`;
