@@ -4,6 +4,7 @@ import { hostname } from "node:os";
 import { collectDefaultMetrics } from "prom-client";
 import { type ControllerConfig, FlagError } from "../config.js";
 import { PetSetController } from "../controller/controller.js";
+import { type WriteDispatched, writeDispatched } from "../controller/fenced-connection.js";
 import { startProbeServer } from "../controller/http-server.js";
 import { systemClock } from "../util/clock.js";
 import { loadKubeConfig } from "../util/kubeconfig.js";
@@ -14,6 +15,13 @@ import { packageVersion } from "./package-version.js";
 const STOP_GRACE_MS = 5_000;
 export async function runController(config: ControllerConfig): Promise<void> {
   const logger = createLogger(config.logLevel, "petset-controller");
+  // At debug level, every write that passed its last fence check as it leaves (fenced-connection.ts):
+  // when a write reaches the server late, this says whether it was checked before a freeze.
+  if (logger.isLevelEnabled("debug"))
+    writeDispatched.subscribe((message) => {
+      const { checkedAt, request } = message as WriteDispatched;
+      if (request !== undefined) logger.debug({ request, checkedAt }, "write dispatched");
+    });
   if (config.kubeconfig !== undefined && !existsSync(config.kubeconfig))
     throw new FlagError(
       `--kubeconfig ${config.kubeconfig}: no such file (expected a kubeconfig; without the flag: $KUBECONFIG, ~/.kube/config, or the in-cluster config)`,

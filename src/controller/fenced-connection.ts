@@ -24,6 +24,7 @@
  * Only the plain http/https agents client-node creates are handled; behind a proxy agent the
  * check is made before connecting (docs/operations.md, "Fencing").
  */
+import { channel } from "node:diagnostics_channel";
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
 import { isIP, Socket } from "node:net";
@@ -137,6 +138,34 @@ export class FencedAgents extends KeepAliveAgents {
  * connection, the bytes reach the kernel in that same synchronous call (unless the kernel's
  * send buffer is full, where libuv keeps the rest: only for bodies larger than that buffer).
  */
+/**
+ * Every write that passed its last check, as it is dispatched: `{ checkedAt, request }` (wall
+ * clock taken just before the check, and the request line, e.g. `POST /api/v1/.../events
+ * HTTP/1.1`, when the dispatch starts a request). Published only when something subscribes (the
+ * controller logs them at debug level: "write dispatched"). A write can reach the server late
+ * only if it was checked before the process froze (docs/operations.md, "What is not"): its
+ * `checkedAt` says when that was.
+ */
+export const writeDispatched = channel("petset:fence:write-dispatched");
+
+export interface WriteDispatched {
+  checkedAt: number;
+  request: string | undefined;
+}
+
+/** The request line at the start of `data` (one chunk or writev's chunks), if it starts one. */
+function requestLine(writev: boolean, data: unknown): string | undefined {
+  const first = writev ? (data as { chunk?: unknown }[])[0]?.chunk : data;
+  const head =
+    typeof first === "string"
+      ? first.slice(0, 512)
+      : Buffer.isBuffer(first)
+        ? first.subarray(0, 512).toString("latin1")
+        : "";
+  const line = head.split("\r\n", 1)[0] ?? "";
+  return /^[A-Z]+ \S+ HTTP\/1\.[01]$/.test(line) ? line : undefined;
+}
+
 interface DispatchingSocket {
   _writeGeneric(writev: boolean, data: unknown, encoding: string, cb: (err?: Error | null) => void): unknown;
 }
@@ -180,6 +209,7 @@ export function fenceSocketWrites(
       socket.once("close", onClose);
       return;
     }
+    const checkedAt = Date.now();
     try {
       check();
     } catch (err) {
@@ -188,6 +218,8 @@ export function fenceSocketWrites(
       cb(e);
       return;
     }
+    if (writeDispatched.hasSubscribers)
+      writeDispatched.publish({ checkedAt, request: requestLine(writev, data) } satisfies WriteDispatched);
     if (opts.once) s._writeGeneric = dispatch;
     return dispatch.call(this, writev, data, encoding, cb);
   };

@@ -7,7 +7,12 @@
 import { Agent, createServer, request, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectThenCheck, FencedAgents } from "../../../src/controller/fenced-connection.js";
+import {
+  connectThenCheck,
+  FencedAgents,
+  type WriteDispatched,
+  writeDispatched,
+} from "../../../src/controller/fenced-connection.js";
 import { LeaseLostError } from "../../../src/controller/lease-guard.js";
 
 let server: Server;
@@ -164,6 +169,32 @@ describe("FencedAgents (pooled keep-alive connections, checked at every write)",
     await until(() => sockets.length === before + 1 && sockets[before]?.closed === true);
     expect(bytesPerSocket.get(sockets[before] as Socket)).toBe(0);
     expect(requests.length).toBe(seen);
+  });
+
+  it("publishes each write that passed its check (request line, time taken before the check), none refused", async () => {
+    const seen: WriteDispatched[] = [];
+    const listen = (m: unknown) => seen.push(m as WriteDispatched);
+    writeDispatched.subscribe(listen);
+    try {
+      let frozen = false;
+      const agents = new FencedAgents(() => {
+        if (frozen) throw new LeaseLostError("not the leader");
+      });
+      const agent = writeAgent(agents);
+      const before = Date.now();
+      expect(await post(agent)).toBe(200);
+      expect(seen).toEqual([
+        { request: "POST /api/v1/namespaces/ns/pods HTTP/1.1", checkedAt: expect.any(Number) },
+      ]);
+      expect(seen[0]?.checkedAt).toBeGreaterThanOrEqual(before);
+      expect(seen[0]?.checkedAt).toBeLessThanOrEqual(Date.now());
+      frozen = true;
+      await post(agent).catch(() => undefined);
+      expect(seen).toHaveLength(1);
+      agents.destroy();
+    } finally {
+      writeDispatched.unsubscribe(listen);
+    }
   });
 
   it("leaves any other agent (a proxy's) to the check made before connecting", () => {
