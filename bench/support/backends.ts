@@ -213,7 +213,15 @@ async function startReal(o: BackendOptions, clusterDir = realClusterDir()): Prom
   };
 }
 
-const COMPONENTS = ["kwok", "kube-scheduler", "kube-controller-manager", "kube-apiserver", "etcd"] as const;
+/** Every process test/cluster/lib.sh starts (`components`), stopped in reverse order of start. */
+export const COMPONENTS = [
+  "petset-resizer",
+  "kwok",
+  "kube-scheduler",
+  "kube-controller-manager",
+  "kube-apiserver",
+  "etcd",
+] as const;
 
 /**
  * A second, private control plane (its own state dir, ports, etcd) with the built-in
