@@ -46,19 +46,19 @@ test: lint-and-build ## every test: unit, then integration + e2e on the embedded
 	@command -v zsh >/dev/null || [ "$${CI:-}" != "true" ] || { sudo=$$([ "$$(id -u)" = 0 ] || echo "sudo -n"); \
 	  $$sudo apt-get update -qq && $$sudo apt-get install -y -qq zsh >/dev/null; } || echo "test: installing zsh failed"
 	@command -v zsh >/dev/null || echo "test: zsh is missing: the zsh completion tests are skipped (with CI=true they fail)"
-	@# The real control plane starts while the unit tests and the embedded suite run (the embedded
-	@# suite, the longest, starts at once); the real suite follows the unit tests, beside the
-	@# embedded one (most of their time is waiting on pods); each line tagged with its suite.
-	@# Each suite runs two files at a time (an embedded file starts its own server; the real
-	@# files share one cluster, each in its own namespaces with a namespace-scoped controller);
-	@# the conformance diff follows the real suite while the embedded one may still run.
-	@# TEST_SERIAL=1 runs everything serially.
+	@# The unit tests, the embedded suite (the longest) and the real control plane's start begin
+	@# at once; the real suite starts as soon as its control plane is up (about 45 s, while the
+	@# unit tests still run: it is the longest path, and most of its time is waiting on pods);
+	@# each line tagged with its suite. Each suite runs two files at a time (an embedded file
+	@# starts its own server; the real files share one cluster, each in its own namespaces with a
+	@# namespace-scoped controller); the conformance diff follows the real suite while the
+	@# embedded one may still run. TEST_SERIAL=1 runs everything serially.
 	rc=0; (bash test/cluster/up.sh > .cache/cluster-up.log 2>&1) & up=$$!; \
-	emb=""; if [ -z "$${TEST_SERIAL:-}" ]; then \
+	emb=""; uni=""; if [ -z "$${TEST_SERIAL:-}" ]; then \
 	  PETSET_SUITE_PREFIX=embedded PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration $(EMBEDDED_PARALLEL) & emb=$$!; \
-	fi; \
-	PETSET_SUITE_PREFIX=$${emb:+unit} node test/support/run-suite.mjs unit || rc=$$?; \
-	if [ -n "$${TEST_SERIAL:-}" ]; then \
+	  PETSET_SUITE_PREFIX=unit node test/support/run-suite.mjs unit & uni=$$!; \
+	else \
+	  node test/support/run-suite.mjs unit || rc=$$?; \
 	  PETSET_TEST_BACKEND=embedded node test/support/run-suite.mjs integration || rc=$$?; \
 	fi; \
 	if wait $$up; then \
@@ -66,6 +66,7 @@ test: lint-and-build ## every test: unit, then integration + e2e on the embedded
 	  PETSET_SUITE_PREFIX=$${emb:+real} PETSET_TEST_BACKEND=real node test/support/run-suite.mjs integration $(EMBEDDED_ONLY) $$([ -n "$${TEST_SERIAL:-}" ] || echo "$(REAL_PARALLEL)") || rc=$$?; \
 	else cat .cache/cluster-up.log; echo "test: the real control plane did not start"; rc=1; fi; \
 	PETSET_SUITE_PREFIX=$${emb:+conformance} node test/support/run-suite.mjs conformance || rc=$$?; \
+	if [ -n "$$uni" ]; then wait $$uni || rc=$$?; fi; \
 	if [ -n "$$emb" ]; then wait $$emb || rc=$$?; fi; \
 	if [ "$${CI:-}" = "true" ]; then bash test/cluster/down.sh; fi; \
 	if [ -s .cache/test-failures.txt ]; then echo "---- failed tests"; cat .cache/test-failures.txt; fi; exit $$rc

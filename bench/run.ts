@@ -43,6 +43,7 @@ interface Flags {
   controllerNodeFlag?: string[];
   compareOnly: boolean;
   serverCpuProf?: string;
+  serverNodeFlag?: string[];
   petsets?: number;
   changes?: number;
   gcVersions?: number;
@@ -105,6 +106,10 @@ const program = new Command()
     false,
   )
   .option("--server-cpu-prof <dir>", "embedded: run petset dev under node --cpu-prof, profiles into <dir>")
+  .option(
+    "--server-node-flag <flag...>",
+    "embedded: node flags for petset dev (e.g. --max-old-space-size=12288: at 10,000 x 3 the server's heap nears Node's default 4 GiB limit)",
+  )
   .option("--petsets <n>", "versions, scale: PetSets (overrides --scale)", count)
   .option("--changes <n>", "versions: template changes per PetSet (overrides --scale)", count)
   .option(
@@ -175,7 +180,10 @@ async function main(): Promise<void> {
       const startedAt = new Date().toISOString();
       const t0 = performance.now();
       log(`start (scale ${flags.scale}, loadavg ${start.loadavg.join(" ")})`);
-      const serverNodeArgs = flags.serverCpuProf ? cpuProfArgs(flags.serverCpuProf) : [];
+      const serverNodeArgs = [
+        ...(flags.serverCpuProf ? cpuProfArgs(flags.serverCpuProf) : []),
+        ...(flags.serverNodeFlag ?? []),
+      ];
       const backend = await startBackend(backendName, { ...bench.backendOptions, serverNodeArgs });
       try {
         const controllerNodeArgs = [

@@ -133,6 +133,8 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
   objects.subscribe((e) => {
     crds.onEvent(e);
     const gcWork = collector.observe(e);
+    // Noted whether passes run by themselves or by settle(): a pass reads only those pods.
+    const podOnNotReadyNode = e.gr === "/pods" && nodeLifecycle.wantsPod(e.object);
     if (!auto) return;
     const m = e.object.metadata;
     if (gcWork) gc.poke();
@@ -153,7 +155,7 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
     if (
       e.gr === NODES_GR ||
       (e.gr === LEASES_GR && m.namespace === NODE_LEASE_NAMESPACE) ||
-      (e.gr === "/pods" && nodeLifecycle.wantsPod(e.object))
+      podOnNotReadyNode
     )
       nodec.poke();
     if (ATTACH_INPUTS.has(e.gr) || (e.gr === "/pods" && mountsClaim(e.object))) adc.poke();

@@ -3,6 +3,11 @@
  * tell the story of a rollout. Repeats of the same (object, reason, message) within the
  * aggregation window bump `count` on the existing Event instead of creating a new one, as
  * kubelet's and client-go's recorders do. Recording never fails a sync: it is best effort.
+ *
+ * What it remembers for that is bounded as client-go's EventCorrelator is (an LRU of 4,096
+ * keys): most messages name one pod ("create Pod web-3 ..."), so populating 10,000 PetSets
+ * recorded 40,000 keys that never repeat, and a window-only prune kept them all (about 11 MiB)
+ * until the next Event after ten quiet minutes (issue 29's memory target).
  */
 import { randomBytes } from "node:crypto";
 import {
@@ -43,16 +48,14 @@ export function createEventRecorder(deps: {
 }): EventRecorder {
   const api = deps.kubeConfig.makeApiClient(CoreV1Api);
   const windowMs = deps.windowMs ?? 10 * 60_000;
-  const recent = new Map<string, { name: string; count: number; at: number }>();
+  const recent = new RecentEvents(windowMs);
   return {
     async record(target, event) {
       const key = `${target.namespace}/${target.kind}/${target.name}/${event.reason}/${event.message}`;
       const now = deps.clock.now();
-      const seen = recent.get(key);
+      const seen = recent.hit(key, now);
       try {
-        if (seen && now - seen.at < windowMs) {
-          seen.count++;
-          seen.at = now;
+        if (seen) {
           await api.patchNamespacedEvent(
             {
               name: seen.name,
@@ -84,8 +87,7 @@ export function createEventRecorder(deps: {
           lastTimestamp: new Date(now),
         };
         await api.createNamespacedEvent({ namespace: target.namespace, body });
-        recent.set(key, { name, count: 1, at: now });
-        if (recent.size > 4096) pruneOld(recent, now, windowMs);
+        recent.remember(key, name, now);
       } catch (err) {
         recent.delete(key);
         deps.logger.debug({ err: String(err), reason: event.reason }, "event not recorded");
@@ -94,6 +96,42 @@ export function createEventRecorder(deps: {
   };
 }
 
-function pruneOld(recent: Map<string, { at: number }>, now: number, windowMs: number): void {
-  for (const [k, v] of recent) if (now - v.at >= windowMs) recent.delete(k);
+/** The Events recorded lately, by (object, reason, message): at most `max`, least recent out first. */
+export class RecentEvents {
+  private readonly entries = new Map<string, { name: string; count: number; at: number }>();
+
+  constructor(
+    private readonly windowMs: number,
+    private readonly max = 4096,
+  ) {}
+
+  /** A repeat within the window: its count and time bumped, now the most recent; else undefined. */
+  hit(key: string, now: number): { name: string; count: number } | undefined {
+    const seen = this.entries.get(key);
+    if (!seen) return undefined;
+    this.entries.delete(key);
+    if (now - seen.at >= this.windowMs) return undefined;
+    seen.count++;
+    seen.at = now;
+    this.entries.set(key, seen);
+    return seen;
+  }
+
+  remember(key: string, name: string, now: number): void {
+    this.entries.delete(key);
+    this.entries.set(key, { name, count: 1, at: now });
+    while (this.entries.size > this.max) {
+      const oldest = this.entries.keys().next();
+      if (oldest.done) break;
+      this.entries.delete(oldest.value);
+    }
+  }
+
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
 }

@@ -106,7 +106,10 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
     get: (resource, key) => store.get(resource)?.get(key),
     list: (resource) => [...(store.get(resource)?.values() ?? [])],
   };
-  const writer = new KubeStageWriter(core, capabilities, logger);
+  // Node status and Lease heartbeats on connections of their own (kubelet's HeartbeatClient),
+  // never queued behind pod writes (writer.ts).
+  const heartbeatConfig = pooledKubeConfig(clientConfigFor(o.kubeConfig));
+  const writer = new KubeStageWriter(core, capabilities, logger, heartbeatConfig.makeApiClient(CoreV1Api));
   const clock = o.clock ?? systemTimerClock;
   const runner = new StageRunner({
     config,
@@ -178,7 +181,7 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
       : undefined;
   const nodeOf = (name: string) => store.get("nodes")?.get(name);
   const leases = new NodeLeaseRenewer({
-    api: kubeConfig.makeApiClient(CoordinationV1Api),
+    api: heartbeatConfig.makeApiClient(CoordinationV1Api),
     clock,
     logger,
     nodes: () => runner.managedNodes(),
@@ -202,6 +205,7 @@ export async function startSimulatedKubelet(o: SimulatedKubeletOptions): Promise
       processes?.stop();
       await runner.stop();
       kubeConfig.closeConnections();
+      heartbeatConfig.closeConnections();
     },
   };
 }

@@ -37,7 +37,9 @@ export interface NodeLeaseOptions {
 export class NodeLeaseRenewer {
   private cancel: (() => void) | undefined;
   private stopped = false;
-  private tick: Promise<void> = Promise.resolve();
+  /** Nodes whose renewal is still waiting for its answer: not sent again until it comes. */
+  private readonly renewing = new Set<string>();
+  private readonly pending = new Set<Promise<void>>();
   readonly renewMs: number;
   private readonly duration: number;
 
@@ -53,19 +55,26 @@ export class NodeLeaseRenewer {
   async stop(): Promise<void> {
     this.stopped = true;
     this.cancel?.();
-    await this.tick;
+    await Promise.all(this.pending);
   }
 
+  /**
+   * Every renewMs, whatever the last renewals' answers: a renewal that waits long (a loaded
+   * server) holds back only its own node's next one, never the loop (it once waited on every
+   * answer, so one that never came stopped every node's heartbeats for good).
+   */
   private run(): void {
     if (this.stopped) return;
-    this.tick = Promise.all(
-      this.o
-        .nodes()
-        .filter((n) => !this.o.isLost(n))
-        .map((n) => this.renew(n)),
-    ).then(() => {
-      if (!this.stopped) this.cancel = this.o.clock.setTimer(this.renewMs, () => this.run());
-    });
+    for (const node of this.o.nodes()) {
+      if (this.o.isLost(node) || this.renewing.has(node)) continue;
+      this.renewing.add(node);
+      const p: Promise<void> = this.renew(node).finally(() => {
+        this.renewing.delete(node);
+        this.pending.delete(p);
+      });
+      this.pending.add(p);
+    }
+    this.cancel = this.o.clock.setTimer(this.renewMs, () => this.run());
   }
 
   private async renew(node: string): Promise<void> {

@@ -232,4 +232,50 @@ describe("NodeLifecycleController (embedded)", () => {
     expect(ready(t.node())).toBe("True");
     expect(taints(t.node())).toEqual([]);
   });
+
+  it("issue 29: once a node is not Ready, a pod that changes on it, or comes to it, is marked not Ready (each pass reads those pods only)", () => {
+    const t = setup();
+    t.renew();
+    t.core.settle();
+    t.clock.advance(5_100);
+    t.core.settle();
+    expect(ready(t.node())).toBe("Unknown");
+    expect(ready(t.pod())).toBe("False");
+    const pods = t.core.registry.get("", "v1", "pods")!;
+    const ctx = {
+      fieldManager: "test",
+      dryRun: false,
+      now: t.clock.now(),
+      warnings: [],
+      fieldValidation: "Ignore" as const,
+    };
+    // A kubelet that still writes (only its heartbeats were late) says Ready again.
+    const cur = t.pod();
+    t.core.store.commitUpdate(
+      pods,
+      cur,
+      { ...cur, status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } },
+      { ...ctx, subresource: "status" },
+    );
+    expect(ready(t.pod())).toBe("True");
+    // A pod bound to the node after it was marked.
+    const late = t.core.store.create(
+      pods,
+      "default",
+      {
+        metadata: { name: "web-1", namespace: "default" },
+        spec: { nodeName: "n0", containers: [{ name: "c", image: "nginx" }] },
+      },
+      ctx,
+    );
+    t.core.store.commitUpdate(
+      pods,
+      late,
+      { ...late, status: { phase: "Running", conditions: [{ type: "Ready", status: "True" }] } },
+      { ...ctx, subresource: "status" },
+    );
+    t.core.settle();
+    expect(ready(t.pod())).toBe("False");
+    expect(ready(t.core.store.peek(pods, "default", "web-1") as KubeObject)).toBe("False");
+  });
 });
