@@ -29,6 +29,7 @@ import type { Logger } from "../util/logger.js";
 import { byControllerUid, byLabel, byNamePrefix, CacheIndexes, type KeysOf } from "./cache-index.js";
 import {
   dropManagedFields,
+  internEnvelope,
   internStrings,
   trimClaim,
   trimNode,
@@ -200,6 +201,7 @@ export function trimPetSet(obj: KubernetesObject): void {
   if (parsedInPlace(obj)) return; // a listed object: its page's transform ran already
   trimPetSetManagedFields(obj);
   internStrings((obj as { spec?: unknown }).spec);
+  internEnvelope(obj);
   parsePetSetInPlace(obj);
 }
 
@@ -208,6 +210,7 @@ export function trimVersion(obj: KubernetesObject): void {
   if (parsedInPlace(obj)) return;
   dropManagedFields(obj);
   internStrings((obj as { spec?: unknown }).spec);
+  internEnvelope(obj);
   parseVersionInPlace(obj);
 }
 

@@ -204,6 +204,26 @@ describe("trimPod", () => {
     ]);
   });
 
+  it("pods of one owner share one frozen copy of their owner references; another owner has its own", () => {
+    const ref = (uid: string) => ({
+      apiVersion: "petset.dev/v1alpha1",
+      kind: "PetSet",
+      name: "web",
+      uid,
+      controller: true,
+      blockOwnerDeletion: true,
+    });
+    const pods: V1Pod[] = ["web-0", "web-1"].map((name) => ({
+      metadata: { name, ownerReferences: [ref("u1")] },
+    }));
+    const other: V1Pod = { metadata: { name: "web-0", ownerReferences: [ref("u2")] } };
+    for (const p of [...pods, other]) trimPod(p);
+    expect(pods[0]?.metadata?.ownerReferences).toEqual([ref("u1")]);
+    expect(pods[1]?.metadata?.ownerReferences).toBe(pods[0]?.metadata?.ownerReferences);
+    expect(Object.isFrozen(pods[0]?.metadata?.ownerReferences?.[0])).toBe(true);
+    expect(other.metadata?.ownerReferences).toEqual([ref("u2")]);
+  });
+
   it("leaves a pod without spec or status as it is", () => {
     const bare: V1Pod = { metadata: { name: "web-0" } };
     trimPod(bare);
