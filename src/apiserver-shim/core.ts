@@ -134,7 +134,7 @@ export function createShimCore(opts: ShimCoreOptions): ShimCore {
     crds.onEvent(e);
     const gcWork = collector.observe(e);
     // Noted whether passes run by themselves or by settle(): a pass reads only those pods.
-    const podOnNotReadyNode = e.gr === "/pods" && nodeLifecycle.wantsPod(e.object);
+    const podOnNotReadyNode = e.gr === "/pods" && nodeLifecycle.notePodChange(e.object);
     if (!auto) return;
     const m = e.object.metadata;
     if (gcWork) gc.poke();

@@ -125,20 +125,6 @@ export class FencedAgents extends KeepAliveAgents {
 }
 
 /**
- * The two places where bytes a request wrote wait in this process after `write()` returned:
- * net.Socket keeps them while it connects, and a TLS socket keeps them (inside node, in the
- * TLS layer) until its handshake is done, then sends them from C++ with no JavaScript in
- * between; a Writable also queues writes behind one the kernel has not taken yet. A check at
- * `write()` passes, the process freezes (SIGSTOP) during the handshake, and on resume the
- * request leaves while the Lease belongs to another replica (chaos seed 777, issue 24 item 13:
- * an Event POSTed by a resumed leader). So the check runs where the bytes are dispatched to
- * the connection (net.Socket's `_writeGeneric`, which both `_write` and `_writev` call), and
- * nothing is dispatched before the connection is established (TCP connected and, for TLS,
- * `secureConnect`): held until then, then checked. Once dispatched on an established
- * connection, the bytes reach the kernel in that same synchronous call (unless the kernel's
- * send buffer is full, where libuv keeps the rest: only for bodies larger than that buffer).
- */
-/**
  * Every write that passed its last check, as it is dispatched: `{ checkedAt, request }` (wall
  * clock taken just before the check, and the request line, e.g. `POST /api/v1/.../events
  * HTTP/1.1`, when the dispatch starts a request). Published only when something subscribes (the
@@ -166,6 +152,20 @@ function requestLine(writev: boolean, data: unknown): string | undefined {
   return /^[A-Z]+ \S+ HTTP\/1\.[01]$/.test(line) ? line : undefined;
 }
 
+/**
+ * The two places where bytes a request wrote wait in this process after `write()` returned:
+ * net.Socket keeps them while it connects, and a TLS socket keeps them (inside node, in the
+ * TLS layer) until its handshake is done, then sends them from C++ with no JavaScript in
+ * between; a Writable also queues writes behind one the kernel has not taken yet. A check at
+ * `write()` passes, the process freezes (SIGSTOP) during the handshake, and on resume the
+ * request leaves while the Lease belongs to another replica (chaos seed 777, issue 24 item 13:
+ * an Event POSTed by a resumed leader). So the check runs where the bytes are dispatched to
+ * the connection (net.Socket's `_writeGeneric`, which both `_write` and `_writev` call), and
+ * nothing is dispatched before the connection is established (TCP connected and, for TLS,
+ * `secureConnect`): held until then, then checked. Once dispatched on an established
+ * connection, the bytes reach the kernel in that same synchronous call (unless the kernel's
+ * send buffer is full, where libuv keeps the rest: only for bodies larger than that buffer).
+ */
 interface DispatchingSocket {
   _writeGeneric(writev: boolean, data: unknown, encoding: string, cb: (err?: Error | null) => void): unknown;
 }

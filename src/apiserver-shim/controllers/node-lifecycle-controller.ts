@@ -8,7 +8,7 @@
  * Ready condition of the pods on a node that is not Ready, and a `NodeNotReady` Event per pod.
  *
  * Pods are looked at as kube's controller does: all pods of a node once, when the node is first
- * seen not Ready, and after that only the pods that changed on it (`wantsPod` notes them). A
+ * seen not Ready, and after that only the pods that changed on it (`notePodChange` notes them). A
  * pass that listed every pod whenever one of them changed made populating 30,000 pods
  * quadratic once a node was not Ready (half of the server's CPU at 10,000 x 3, issue 29).
  */
@@ -46,8 +46,11 @@ export class NodeLifecycleController {
     private readonly graceMs: number,
   ) {}
 
-  /** Whether a change to this pod needs a pass (it sits on a node that is not Ready). */
-  wantsPod(pod: KubeObject): boolean {
+  /**
+   * Called for every pod change: one on a node that is not Ready is noted for the next pass
+   * (which reads only the noted pods) and the answer is whether a pass is needed.
+   */
+  notePodChange(pod: KubeObject): boolean {
     const spec = isPlainObject(pod.spec) ? pod.spec : {};
     if (typeof spec.nodeName !== "string" || !this.notReady.has(spec.nodeName)) return false;
     this.changedPods.add(`${pod.metadata.namespace ?? ""}/${pod.metadata.name ?? ""}`);
