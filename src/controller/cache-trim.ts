@@ -37,6 +37,14 @@
  *    condition types, phases, whole-second times) are shared through one bounded table
  *    (`intern`); names, uids and resourceVersions are unique and are not. Owner references
  *    are shared whole (frozen), one copy per content: a PetSet's pods carry the same one.
+ *  - Parts many objects repeat are shared whole, one frozen copy per content (`sharedByContent`):
+ *    a pod's kept spec (pods of one version on one node), annotations, kept conditions and
+ *    container statuses (pods that started in the same second), the planner's container views
+ *    (parsed-cache.ts); a parsed PetSet's or version's pod template spec and the spec's other
+ *    objects but selector and template (`shareSpecParts`): versions with one template, and their
+ *    sets, hold one copy. At 10,000 PetSets x 3 pods: 10,127 -> 6,020 bytes per PetSet with its
+ *    pods and version (cache-bytes). Frozen, so a reader that writes to one throws (strict mode)
+ *    instead of changing thousands of objects.
  *
  * Trimming is in place at the top level: client-node's informer stores the very object it
  * hands to its first handler, so the cache keeps the trimmed one (and the copy parsed from the
@@ -87,15 +95,15 @@ export function trimPod(obj: ApiObject & { spec?: object | undefined; status?: o
     for (const field of ["containers", "initContainers"] as const)
       if (Array.isArray(spec[field])) kept[field] = spec[field].map(containerSpec);
     if (typeof spec.nodeName === "string") kept.nodeName = intern(spec.nodeName);
-    obj.spec = kept;
+    obj.spec = sharedByContent(kept);
   }
   const status = asRecord(obj.status);
   if (status !== undefined) {
     const kept: Rec = {};
     if (status.phase !== undefined) kept.phase = intern(status.phase);
-    if (Array.isArray(status.conditions)) kept.conditions = podConditions(status.conditions);
+    if (Array.isArray(status.conditions)) kept.conditions = sharedByContent(podConditions(status.conditions));
     for (const field of ["containerStatuses", "initContainerStatuses"] as const)
-      if (Array.isArray(status[field])) kept[field] = status[field].map(containerStatus);
+      if (Array.isArray(status[field])) kept[field] = sharedByContent(status[field].map(containerStatus));
     obj.status = kept;
   }
 }
@@ -164,7 +172,8 @@ function trimMeta(metadata: object | undefined): Rec | undefined {
     if (v === undefined || k === "managedFields") continue;
     if (k === "namespace" || k === "generateName") kept[k] = intern(v);
     else if (k === "creationTimestamp" || k === "deletionTimestamp") kept[k] = time(v);
-    else if (k === "labels" || k === "annotations") kept[k] = internValues(v);
+    else if (k === "labels") kept[k] = internValues(v);
+    else if (k === "annotations") kept[k] = sharedByContent(internValues(v));
     else if (k === "ownerReferences" && Array.isArray(v)) kept[k] = sharedOwnerReferences(v);
     else kept[k] = v;
   }
@@ -285,6 +294,48 @@ export function internEnvelope(
       c.status = intern(c.status);
       if (c.reason !== undefined) c.reason = intern(c.reason);
     }
+}
+
+/**
+ * One frozen copy per content of the parts of a pod many pods repeat: the kept spec (same
+ * version, same node), annotations, the kept conditions and container statuses (same second)
+ * and the planner's container views (parsed-cache.ts). Keyed by their JSON; bounded as `intern`
+ * is, smaller, since each entry holds its key (about 0.1 KB). Large values are not shared.
+ */
+const SHARED_MAX_ENTRIES = 4_096;
+const SHARED_MAX_KEY_LENGTH = 1_024;
+let sharedValues = new Map<string, unknown>();
+
+export function sharedByContent<T>(value: T): T {
+  if (typeof value !== "object" || value === null) return value;
+  const key = JSON.stringify(value);
+  if (key === undefined || key.length > SHARED_MAX_KEY_LENGTH) return value;
+  const known = sharedValues.get(key);
+  if (known !== undefined) return known as T;
+  if (sharedValues.size >= SHARED_MAX_ENTRIES) sharedValues = new Map();
+  sharedValues.set(key, deepFreeze(value));
+  return value;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  for (const v of Object.values(value)) deepFreeze(v);
+  return Object.freeze(value);
+}
+
+/**
+ * Shares (sharedByContent) the parts of a parsed PetSet's or version's spec that sets repeat:
+ * the pod template's spec and every other object of the spec but the selector and the
+ * template (strategies, retention policies, claim templates, a version's delta). In place.
+ */
+export function shareSpecParts(obj: object): void {
+  const spec = asRecord(asRecord(obj)?.spec);
+  if (spec === undefined) return;
+  for (const [k, v] of Object.entries(spec))
+    if (k !== "selector" && k !== "template" && typeof v === "object" && v !== null)
+      spec[k] = sharedByContent(v);
+  const template = asRecord(spec.template);
+  if (template !== undefined && template.spec !== undefined) template.spec = sharedByContent(template.spec);
 }
 
 /**

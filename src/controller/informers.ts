@@ -31,6 +31,7 @@ import {
   dropManagedFields,
   internEnvelope,
   internStrings,
+  shareSpecParts,
   trimClaim,
   trimNode,
   trimPetSetManagedFields,
@@ -203,6 +204,7 @@ export function trimPetSet(obj: KubernetesObject): void {
   internStrings((obj as { spec?: unknown }).spec);
   internEnvelope(obj);
   parsePetSetInPlace(obj);
+  shareSpecParts(obj);
 }
 
 /** PetSetVersions: managedFields dropped, then parsed and held once (parsed-cache.ts). */
@@ -212,6 +214,7 @@ export function trimVersion(obj: KubernetesObject): void {
   internStrings((obj as { spec?: unknown }).spec);
   internEnvelope(obj);
   parseVersionInPlace(obj);
+  shareSpecParts(obj);
 }
 
 function customInformer(

@@ -11,6 +11,7 @@
 import type { KubernetesObject, V1Pod } from "@kubernetes/client-node";
 import { type PetSet, PetSetSchema, type PetSetVersion, PetSetVersionSchema } from "../api/index.js";
 import type { Logger } from "../util/logger.js";
+import { sharedByContent } from "./cache-trim.js";
 import type { ControllerCaches } from "./informers.js";
 import { type PodView, podViewFromV1Pod } from "./planner/views.js";
 
@@ -113,6 +114,8 @@ export function cachedPodView(pod: V1Pod): PodView {
   let view = podViews.get(pod);
   if (view === undefined) {
     view = podViewFromV1Pod(pod);
+    view.containers = sharedByContent(view.containers);
+    view.initContainers = sharedByContent(view.initContainers);
     podViews.set(pod, view);
   }
   return view;

@@ -3,9 +3,11 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ownedObjectMeta } from "../../../src/controller/adoption.js";
 import { dropManagedFields, trimPetSetManagedFields, trimPod } from "../../../src/controller/cache-trim.js";
+import { trimPetSet, trimVersion } from "../../../src/controller/informers.js";
 import { podViewFromV1Pod } from "../../../src/controller/planner/index.js";
 import { changedBy } from "../../../src/versions/describe.js";
 import { petSet } from "../versions/fixtures.js";
+import { makePetSet, makeVersion } from "./planner/fixtures.js";
 
 const kubectlEntry = {
   manager: "kubectl",
@@ -224,9 +226,62 @@ describe("trimPod", () => {
     expect(other.metadata?.ownerReferences).toEqual([ref("u2")]);
   });
 
+  it("pods with the same spec, annotations and statuses share one frozen copy of each; a different one has its own", () => {
+    const [a, b, moved] = [fullPod(), fullPod(), fullPod()];
+    if (moved.spec) moved.spec.nodeName = "node-2";
+    for (const p of [a, b, moved]) trimPod(p);
+    expect(b.spec).toBe(a.spec);
+    expect(b.metadata?.annotations).toBe(a.metadata?.annotations);
+    expect(b.status?.conditions).toBe(a.status?.conditions);
+    expect(b.status?.containerStatuses).toBe(a.status?.containerStatuses);
+    expect(Object.isFrozen(a.spec?.containers[0])).toBe(true);
+    expect(() => {
+      (a.spec?.containers[0] as { image: string }).image = "changed";
+    }).toThrow(TypeError);
+    expect(moved.spec).not.toBe(a.spec);
+    expect(moved.spec?.nodeName).toBe("node-2");
+    expect(moved.spec?.containers).toEqual(a.spec?.containers);
+    // Each pod keeps its own metadata: names, uids and labels are not shared.
+    expect(b.metadata).not.toBe(a.metadata);
+  });
+
   it("leaves a pod without spec or status as it is", () => {
     const bare: V1Pod = { metadata: { name: "web-0" } };
     trimPod(bare);
     expect(bare).toEqual({ metadata: { name: "web-0" } });
+  });
+});
+
+describe("trimPetSet and trimVersion", () => {
+  /** As the wire delivers it: plain JSON, a name of its own. */
+  const wire = <T extends { metadata?: { name?: string } }>(obj: T, name: string): T => {
+    const copy = JSON.parse(JSON.stringify(obj)) as T;
+    if (copy.metadata) copy.metadata.name = name;
+    return copy;
+  };
+
+  it("sets with the same pod template and strategies share one frozen copy of them, and parse as before", () => {
+    const [a, b] = ["a", "b"].map((name) => wire(makePetSet({ replicas: 3 }), name));
+    const other = wire(makePetSet({ template: makeVersion(2, "app:2").spec.template }), "c");
+    for (const s of [a, b, other]) if (s) trimPetSet(s);
+    expect(b?.spec.template.spec).toBe(a?.spec.template.spec);
+    expect(b?.spec.updateStrategy).toBe(a?.spec.updateStrategy);
+    expect(Object.isFrozen(a?.spec.template.spec.containers[0])).toBe(true);
+    expect(other?.spec.template.spec).not.toBe(a?.spec.template.spec);
+    expect(other?.spec.template.spec.containers[0]?.image).toBe("app:2");
+    // Names, selectors and template labels stay each set's own.
+    expect(b?.metadata?.name).toBe("b");
+    expect(b?.spec.template.metadata).not.toBe(a?.spec.template.metadata);
+    expect(a).toEqual({ ...wire(makePetSet({ replicas: 3 }), "a"), metadata: a?.metadata });
+  });
+
+  it("versions with the same template share its pod spec with each other and with their sets", () => {
+    const [v1, v2] = ["web-v1", "web-v2"].map((name) => wire(makeVersion(1, "app:1"), name));
+    const set = wire(makePetSet(), "web");
+    for (const v of [v1, v2]) if (v) trimVersion(v);
+    trimPetSet(set);
+    expect(v2?.spec.template.spec).toBe(v1?.spec.template.spec);
+    expect(set.spec.template.spec).toBe(v1?.spec.template.spec);
+    expect(v1?.spec.template).toEqual(makeVersion(1, "app:1").spec.template);
   });
 });
