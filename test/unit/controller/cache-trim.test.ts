@@ -1,4 +1,4 @@
-import type { V1Pod } from "@kubernetes/client-node";
+import type { KubernetesObject, V1Pod } from "@kubernetes/client-node";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ownedObjectMeta } from "../../../src/controller/adoption.js";
@@ -259,11 +259,13 @@ describe("trimPetSet and trimVersion", () => {
     if (copy.metadata) copy.metadata.name = name;
     return copy;
   };
+  /** The informers' transforms take client-node's object type (times as Date); the wire's are strings. */
+  const asCached = (obj: object) => obj as KubernetesObject;
 
   it("sets with the same pod template and strategies share one frozen copy of them, and parse as before", () => {
     const [a, b] = ["a", "b"].map((name) => wire(makePetSet({ replicas: 3 }), name));
     const other = wire(makePetSet({ template: makeVersion(2, "app:2").spec.template }), "c");
-    for (const s of [a, b, other]) if (s) trimPetSet(s);
+    for (const s of [a, b, other]) if (s) trimPetSet(asCached(s));
     expect(b?.spec.template.spec).toBe(a?.spec.template.spec);
     expect(b?.spec.updateStrategy).toBe(a?.spec.updateStrategy);
     expect(Object.isFrozen(a?.spec.template.spec.containers[0])).toBe(true);
@@ -278,8 +280,8 @@ describe("trimPetSet and trimVersion", () => {
   it("versions with the same template share its pod spec with each other and with their sets", () => {
     const [v1, v2] = ["web-v1", "web-v2"].map((name) => wire(makeVersion(1, "app:1"), name));
     const set = wire(makePetSet(), "web");
-    for (const v of [v1, v2]) if (v) trimVersion(v);
-    trimPetSet(set);
+    for (const v of [v1, v2]) if (v) trimVersion(asCached(v));
+    trimPetSet(asCached(set));
     expect(v2?.spec.template.spec).toBe(v1?.spec.template.spec);
     expect(set.spec.template.spec).toBe(v1?.spec.template.spec);
     expect(v1?.spec.template).toEqual(makeVersion(1, "app:1").spec.template);
