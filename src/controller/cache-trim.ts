@@ -42,7 +42,7 @@
  *    container statuses (pods that started in the same second), the planner's container views
  *    (parsed-cache.ts); a parsed PetSet's or version's pod template spec and the spec's other
  *    objects but selector and template (`shareSpecParts`): versions with one template, and their
- *    sets, hold one copy. At 10,000 PetSets x 3 pods: 10,127 -> 6,020 bytes per PetSet with its
+ *    sets, hold one copy. At 10,000 PetSets x 3 pods: 10,127 -> 6,031 bytes per PetSet with its
  *    pods and version (cache-bytes). Frozen, so a reader that writes to one throws (strict mode)
  *    instead of changing thousands of objects.
  *
@@ -181,31 +181,45 @@ function trimMeta(metadata: object | undefined): Rec | undefined {
 }
 
 /**
- * Owner references, one frozen copy per content: the pods of a PetSet carry the same one
- * (about 0.2 KB a pod). Bounded as `intern` is.
+ * Frozen copies, one per content (keyed by JSON), started afresh when `maxEntries` are held
+ * (copies already handed out stay shared). Values whose JSON is longer than `maxKeyLength` are
+ * not shared: each entry holds its key.
  */
-const OWNER_REFS_MAX_ENTRIES = 16_384;
-let ownerRefs = new Map<string, readonly unknown[]>();
+class SharedCopies {
+  private copies = new Map<string, unknown>();
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxKeyLength = 1_024,
+  ) {}
+
+  share<T>(value: T): T {
+    if (typeof value !== "object" || value === null) return value;
+    const key = JSON.stringify(value);
+    if (key === undefined || key.length > this.maxKeyLength) return value;
+    const known = this.copies.get(key);
+    if (known !== undefined) return known as T;
+    if (this.copies.size >= this.maxEntries) this.copies = new Map();
+    this.copies.set(key, deepFreeze(value));
+    return value;
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  for (const v of Object.values(value)) deepFreeze(v);
+  return Object.freeze(value);
+}
+
+/**
+ * Owner references, one copy per content: the pods of a PetSet carry the same one (about 0.2 KB
+ * a pod). A table of their own, sized for one entry per PetSet: they would crowd the repeated
+ * parts below out of theirs.
+ */
+const ownerRefs = new SharedCopies(16_384);
 
 function sharedOwnerReferences(refs: readonly unknown[]): readonly unknown[] {
-  const trimmed = refs.map(ownerReference);
-  let key = "";
-  for (const ref of trimmed) {
-    const r = asRecord(ref);
-    if (r === undefined) return trimmed;
-    for (const [k, v] of Object.entries(r)) {
-      if (typeof v === "object" && v !== null) return trimmed;
-      key += `${k}=${String(v)}\u0000`;
-    }
-    key += "\u0001";
-  }
-  const known = ownerRefs.get(key);
-  if (known !== undefined) return known;
-  if (ownerRefs.size >= OWNER_REFS_MAX_ENTRIES) ownerRefs = new Map();
-  for (const ref of trimmed) Object.freeze(ref);
-  const frozen = Object.freeze(trimmed);
-  ownerRefs.set(key, frozen);
-  return frozen;
+  return ownerRefs.share(refs.map(ownerReference));
 }
 
 function ownerReference(ref: unknown): unknown {
@@ -299,28 +313,13 @@ export function internEnvelope(
 /**
  * One frozen copy per content of the parts of a pod many pods repeat: the kept spec (same
  * version, same node), annotations, the kept conditions and container statuses (same second)
- * and the planner's container views (parsed-cache.ts). Keyed by their JSON; bounded as `intern`
- * is, smaller, since each entry holds its key (about 0.1 KB). Large values are not shared.
+ * and the planner's container views (parsed-cache.ts); and of PetSets and versions what
+ * `shareSpecParts` names. Fewer entries than `intern`'s table: each holds its key (about 0.1 KB).
  */
-const SHARED_MAX_ENTRIES = 4_096;
-const SHARED_MAX_KEY_LENGTH = 1_024;
-let sharedValues = new Map<string, unknown>();
+const sharedParts = new SharedCopies(4_096);
 
 export function sharedByContent<T>(value: T): T {
-  if (typeof value !== "object" || value === null) return value;
-  const key = JSON.stringify(value);
-  if (key === undefined || key.length > SHARED_MAX_KEY_LENGTH) return value;
-  const known = sharedValues.get(key);
-  if (known !== undefined) return known as T;
-  if (sharedValues.size >= SHARED_MAX_ENTRIES) sharedValues = new Map();
-  sharedValues.set(key, deepFreeze(value));
-  return value;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  for (const v of Object.values(value)) deepFreeze(v);
-  return Object.freeze(value);
+  return sharedParts.share(value);
 }
 
 /**

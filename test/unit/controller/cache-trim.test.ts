@@ -263,27 +263,29 @@ describe("trimPetSet and trimVersion", () => {
   const asCached = (obj: object) => obj as KubernetesObject;
 
   it("sets with the same pod template and strategies share one frozen copy of them, and parse as before", () => {
-    const [a, b] = ["a", "b"].map((name) => wire(makePetSet({ replicas: 3 }), name));
+    const a = wire(makePetSet({ replicas: 3 }), "a");
+    const b = wire(makePetSet({ replicas: 3 }), "b");
     const other = wire(makePetSet({ template: makeVersion(2, "app:2").spec.template }), "c");
-    for (const s of [a, b, other]) if (s) trimPetSet(asCached(s));
-    expect(b?.spec.template.spec).toBe(a?.spec.template.spec);
-    expect(b?.spec.updateStrategy).toBe(a?.spec.updateStrategy);
-    expect(Object.isFrozen(a?.spec.template.spec.containers[0])).toBe(true);
-    expect(other?.spec.template.spec).not.toBe(a?.spec.template.spec);
-    expect(other?.spec.template.spec.containers[0]?.image).toBe("app:2");
+    for (const s of [a, b, other]) trimPetSet(asCached(s));
+    expect(b.spec.template.spec).toBe(a.spec.template.spec);
+    expect(b.spec.updateStrategy).toBe(a.spec.updateStrategy);
+    expect(Object.isFrozen(a.spec.template.spec.containers[0])).toBe(true);
+    expect(other.spec.template.spec).not.toBe(a.spec.template.spec);
+    expect(other.spec.template.spec.containers[0]?.image).toBe("app:2");
     // Names, selectors and template labels stay each set's own.
-    expect(b?.metadata?.name).toBe("b");
-    expect(b?.spec.template.metadata).not.toBe(a?.spec.template.metadata);
-    expect(a).toEqual({ ...wire(makePetSet({ replicas: 3 }), "a"), metadata: a?.metadata });
+    expect(b.metadata?.name).toBe("b");
+    expect(b.spec.template.metadata).not.toBe(a.spec.template.metadata);
+    expect(a).toEqual({ ...wire(makePetSet({ replicas: 3 }), "a"), metadata: a.metadata });
   });
 
   it("versions with the same template share its pod spec with each other and with their sets", () => {
-    const [v1, v2] = ["web-v1", "web-v2"].map((name) => wire(makeVersion(1, "app:1"), name));
+    const v1 = wire(makeVersion(1, "app:1"), "web-v1");
+    const v2 = wire(makeVersion(1, "app:1"), "web-v2");
     const set = wire(makePetSet(), "web");
-    for (const v of [v1, v2]) if (v) trimVersion(asCached(v));
+    for (const v of [v1, v2]) trimVersion(asCached(v));
     trimPetSet(asCached(set));
-    expect(v2?.spec.template.spec).toBe(v1?.spec.template.spec);
-    expect(set.spec.template.spec).toBe(v1?.spec.template.spec);
-    expect(v1?.spec.template).toEqual(makeVersion(1, "app:1").spec.template);
+    expect(v2.spec.template.spec).toBe(v1.spec.template.spec);
+    expect(set.spec.template.spec).toBe(v1.spec.template.spec);
+    expect(v1.spec.template).toEqual(makeVersion(1, "app:1").spec.template);
   });
 });
