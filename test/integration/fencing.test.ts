@@ -82,8 +82,11 @@ function notCheckedBefore(
 ): ReceivedWrite[] {
   const line = (w: ReceivedWrite) => `${w.verb} ${w.uri} HTTP/1.1`;
   const unspent = new Map<string, number>();
+  // `frozenAt` is read after kill(SIGSTOP) returned, both clocks in whole milliseconds: a check
+  // in that same millisecond ran before the stop (a stopped process checks nothing). With `<`
+  // one did count as a fencing failure (an Event checked at 11:26:58.631, frozenAt .631).
   for (const d of dispatched)
-    if (d.checkedAt < frozenAt.getTime()) unspent.set(d.request, (unspent.get(d.request) ?? 0) + 1);
+    if (d.checkedAt <= frozenAt.getTime()) unspent.set(d.request, (unspent.get(d.request) ?? 0) + 1);
   for (const w of earlier) unspent.set(line(w), (unspent.get(line(w)) ?? 0) - 1);
   return late.filter((w) => {
     const left = unspent.get(line(w)) ?? 0;
