@@ -50,6 +50,8 @@
  * hands to its first handler, so the cache keeps the trimmed one (and the copy parsed from the
  * wire is freed). A trimmed object is read only, as every cache object.
  */
+import { SharedCopies } from "../util/shared-copies.js";
+
 /** Any API object, as the wire or client-node's models shape it. */
 interface ApiObject {
   metadata?: object | undefined;
@@ -178,37 +180,6 @@ function trimMeta(metadata: object | undefined): Rec | undefined {
     else kept[k] = v;
   }
   return kept;
-}
-
-/**
- * Frozen copies, one per content (keyed by JSON), started afresh when `maxEntries` are held
- * (copies already handed out stay shared). Values whose JSON is longer than `maxKeyLength` are
- * not shared: each entry holds its key.
- */
-class SharedCopies {
-  private copies = new Map<string, unknown>();
-
-  constructor(
-    private readonly maxEntries: number,
-    private readonly maxKeyLength = 1_024,
-  ) {}
-
-  share<T>(value: T): T {
-    if (typeof value !== "object" || value === null) return value;
-    const key = JSON.stringify(value);
-    if (key === undefined || key.length > this.maxKeyLength) return value;
-    const known = this.copies.get(key);
-    if (known !== undefined) return known as T;
-    if (this.copies.size >= this.maxEntries) this.copies = new Map();
-    this.copies.set(key, deepFreeze(value));
-    return value;
-  }
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
-  for (const v of Object.values(value)) deepFreeze(v);
-  return Object.freeze(value);
 }
 
 /**

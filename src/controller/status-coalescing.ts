@@ -11,7 +11,7 @@
  */
 import { parseBrokenPets } from "../api/broken-pet-message.js";
 import type { Condition, PetSetStatus } from "../api/index.js";
-import { canonicalStatus } from "./status-compare.js";
+import { sameStatus } from "./status-compare.js";
 
 /** Default: at most one progress-only status write per PetSet per second. */
 export const DEFAULT_STATUS_PROGRESS_INTERVAL_MS = 1_000;
@@ -47,9 +47,7 @@ export function progressOnly(previous: PetSetStatus, next: PetSetStatus): boolea
     ...s,
     conditions: [...s.conditions].sort((a, b) => a.type.localeCompare(b.type)),
   });
-  return (
-    canonicalStatus(withoutProgress(byType(previous))) === canonicalStatus(withoutProgress(byType(next)))
-  );
+  return sameStatus(withoutProgress(byType(previous)), withoutProgress(byType(next)));
 }
 
 export type StatusWriteDecision = { write: true } | { write: false; retryInMs: number };

@@ -12,7 +12,7 @@ import {
   ProgressingReasons,
 } from "../api/index.js";
 import { isConflict, isNotFound } from "./api-errors.js";
-import { canonicalStatus, withCondition } from "./status-compare.js";
+import { sameStatus, withCondition } from "./status-compare.js";
 import type { SyncContext } from "./sync.js";
 
 /** Condition messages stay readable in `kubectl describe` (kube allows 32 KiB). */
@@ -51,7 +51,7 @@ export async function reportRefusal(
     ctx.clock.now(),
     raw.metadata?.generation,
   );
-  if (current.success && canonicalStatus(current.data) === canonicalStatus(status)) return;
+  if (current.success && sameStatus(current.data, status)) return;
   try {
     await ctx.status.update(ns, name, raw.metadata?.resourceVersion ?? "", status);
   } catch (err) {

@@ -9,7 +9,7 @@ import { isConflict, isNotFound } from "./api-errors.js";
 import type { Expectation } from "./expectations.js";
 import type { StatusUpdater } from "./petset-client.js";
 import type { StatusWriteLimiter } from "./status-coalescing.js";
-import { canonicalStatus } from "./status-compare.js";
+import { sameStatus } from "./status-compare.js";
 import { storedStatus } from "./stored-status.js";
 
 /** What the write needs of the sync's context (sync.ts SyncContext has it). */
@@ -27,11 +27,11 @@ export async function writeStatus(
   expect: (e: Expectation) => void,
 ): Promise<number | undefined> {
   const current = storedStatus(petSet);
-  if (current.status !== undefined && current.canonical() === canonicalStatus(status)) return undefined;
+  if (sameStatus(current, status)) return undefined;
   const key = `${petSet.metadata.namespace ?? "default"}/${petSet.metadata.name ?? ""}`;
   const now = ctx.clock.now();
-  if (ctx.statusWrites && petSet.status !== undefined && current.status !== undefined) {
-    const decision = ctx.statusWrites.decide(key, now, current.status, status);
+  if (ctx.statusWrites && petSet.status !== undefined) {
+    const decision = ctx.statusWrites.decide(key, now, current, status);
     if (!decision.write) return decision.retryInMs;
   }
   ctx.statusWrites?.wrote(key, now);

@@ -63,7 +63,6 @@ import {
 } from "./petset-client.js";
 import { claimViewFromV1, planRollout } from "./planner/index.js";
 import type { PodControl } from "./pod-control.js";
-import { forgetPetSetGauges, updatePetSetGauges } from "./pod-gauges.js";
 import { checkStateFormats } from "./state-format.js";
 import type { StatusWriteLimiter } from "./status-coalescing.js";
 import { withCondition } from "./status-compare.js";
@@ -123,8 +122,7 @@ export async function syncPetSet(ctx: SyncContext, key: string): Promise<SyncRes
   if (!raw) {
     ctx.hooks?.forget(key);
     ctx.statusWrites?.forget(key);
-    ctx.metrics.conditions.forget(namespace, name);
-    await forgetPetSetGauges(ctx.metrics, { namespace, petSet: name });
+    ctx.metrics.petSets.forget(namespace, name);
     return {};
   }
   const parsed = parsePetSet(raw);
@@ -247,13 +245,13 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
     ...(nodes !== undefined ? { nodes } : {}),
     ...(storageClasses !== undefined ? { storageClasses } : {}),
   });
-  ctx.metrics.petsOnLostNodes.set({ namespace, petset: name }, plan.lostPets?.length ?? 0);
+  ctx.metrics.petSets.setLostPets(namespace, name, plan.lostPets?.length ?? 0);
   // Hook runs: those Running as cached that this plan still asks for (its status.hooks) run,
   // the others stop; a superseded version's hook never starts (hooks/runner.ts).
   ctx.hooks?.reconcile(petSet, versions, plan.status.hooks ?? []);
-  await updatePetSetGauges(
-    ctx.metrics,
-    { namespace, petSet: name },
+  ctx.metrics.petSets.setPods(
+    namespace,
+    name,
     versions.length,
     pods.map((p) => p.labels[Labels.version] ?? "unknown"),
   );
@@ -340,7 +338,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
   }
   const withConflict = withConflicts(
     status,
-    storedStatus(petSet).status,
+    storedStatus(petSet),
     conflicts,
     now,
     petSet.metadata.generation,
@@ -353,7 +351,7 @@ async function syncParsed(ctx: SyncContext, petSet: PetSet, expect: Expect): Pro
     const target = e.object === "petset" ? petSetTarget(petSet) : podTarget(namespace, e.object);
     await ctx.events.record(target, { type: e.type, reason: e.reason, message: e.message });
   }
-  ctx.metrics.conditions.report(namespace, name, status.conditions);
+  ctx.metrics.petSets.reportConditions(namespace, name, status.conditions);
   let deferredMs: number | undefined;
   try {
     deferredMs = await writeStatus(ctx, written, status, expect);

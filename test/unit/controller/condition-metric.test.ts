@@ -18,19 +18,19 @@ async function conditionSeries(metrics: ReturnType<typeof createMetrics>): Promi
 describe("petset_condition", () => {
   it("has one series per condition and drops those a PetSet no longer carries", async () => {
     const metrics = createMetrics();
-    metrics.conditions.report("shop", "web", [
+    metrics.petSets.reportConditions("shop", "web", [
       { type: "Available", status: "False", reason: "MinimumReplicasUnavailable" },
       { type: "Progressing", status: "True", reason: "RollingOut" },
     ]);
-    metrics.conditions.report("shop", "db", [{ type: "Available", status: "True" }]);
-    metrics.conditions.report("shop", "web", [
+    metrics.petSets.reportConditions("shop", "db", [{ type: "Available", status: "True" }]);
+    metrics.petSets.reportConditions("shop", "web", [
       { type: "Progressing", status: "False", reason: "ProgressDeadlineExceeded" },
     ]);
     expect(await conditionSeries(metrics)).toEqual([
       'petset_condition{namespace="shop",petset="db",type="Available",status="True",reason=""} 1',
       'petset_condition{namespace="shop",petset="web",type="Progressing",status="False",reason="ProgressDeadlineExceeded"} 1',
     ]);
-    metrics.conditions.forget("shop", "web");
+    metrics.petSets.forget("shop", "web");
     expect(await conditionSeries(metrics)).toEqual([
       'petset_condition{namespace="shop",petset="db",type="Available",status="True",reason=""} 1',
     ]);

@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from "vitest";
 import { createMetrics } from "../../../src/controller/metrics.js";
-import { forgetPetSetGauges, updatePetSetGauges } from "../../../src/controller/pod-gauges.js";
 import { syncPetSet } from "../../../src/controller/sync.js";
 import { FakeWorld, petSetObject } from "./fake-world.js";
 
@@ -20,17 +19,16 @@ async function samples(metrics: ReturnType<typeof createMetrics>, name: string):
 describe("petset_pods and petset_versions", () => {
   it("drop the series of a version that has no pods left", async () => {
     const metrics = createMetrics();
-    const web = { namespace: "a", petSet: "web" };
-    await updatePetSetGauges(metrics, web, 2, ["1", "1", "2"]);
+    metrics.petSets.setPods("a", "web", 2, ["1", "1", "2"]);
     expect(await samples(metrics, "petset_pods")).toEqual([
       'petset_pods{namespace="a",petset="web",version="1"} 2',
       'petset_pods{namespace="a",petset="web",version="2"} 1',
     ]);
-    await updatePetSetGauges(metrics, web, 2, ["2", "2", "2"]);
+    metrics.petSets.setPods("a", "web", 2, ["2", "2", "2"]);
     expect(await samples(metrics, "petset_pods")).toEqual([
       'petset_pods{namespace="a",petset="web",version="2"} 3',
     ]);
-    await updatePetSetGauges(metrics, web, 2, []);
+    metrics.petSets.setPods("a", "web", 2, []);
     expect(await samples(metrics, "petset_pods")).toEqual([]);
     expect(await samples(metrics, "petset_versions")).toEqual([
       'petset_versions{namespace="a",petset="web"} 2',
@@ -39,10 +37,10 @@ describe("petset_pods and petset_versions", () => {
 
   it("forget a deleted PetSet entirely and leave other PetSets alone", async () => {
     const metrics = createMetrics();
-    await updatePetSetGauges(metrics, { namespace: "a", petSet: "web" }, 3, ["3", "2"]);
-    await updatePetSetGauges(metrics, { namespace: "b", petSet: "web" }, 1, ["1"]);
-    await updatePetSetGauges(metrics, { namespace: "a", petSet: "db" }, 1, ["1"]);
-    await forgetPetSetGauges(metrics, { namespace: "a", petSet: "web" });
+    metrics.petSets.setPods("a", "web", 3, ["3", "2"]);
+    metrics.petSets.setPods("b", "web", 1, ["1"]);
+    metrics.petSets.setPods("a", "db", 1, ["1"]);
+    metrics.petSets.forget("a", "web");
     expect(await samples(metrics, "petset_pods")).toEqual([
       'petset_pods{namespace="a",petset="db",version="1"} 1',
       'petset_pods{namespace="b",petset="web",version="1"} 1',
@@ -51,6 +49,43 @@ describe("petset_pods and petset_versions", () => {
       'petset_versions{namespace="a",petset="db"} 1',
       'petset_versions{namespace="b",petset="web"} 1',
     ]);
+  });
+
+  it("keep each PetSet's series when PetSets that had the same ones change (shared records)", async () => {
+    const metrics = createMetrics();
+    const healthy = [
+      { type: "Available", status: "True", reason: "MinimumReplicasAvailable" },
+      { type: "Progressing", status: "True", reason: "RolloutComplete" },
+    ];
+    for (const name of ["web", "db"]) {
+      metrics.petSets.setPods("a", name, 1, ["1", "1"]);
+      metrics.petSets.reportConditions("a", name, healthy);
+      metrics.petSets.setLostPets("a", name, 0);
+    }
+    metrics.petSets.setPods("a", "web", 2, ["1", "2"]);
+    metrics.petSets.reportConditions("a", "web", [
+      { type: "Progressing", status: "True", reason: "RollingOut" },
+    ]);
+    metrics.petSets.setLostPets("a", "web", 1);
+    expect(await samples(metrics, "petset_pods")).toEqual([
+      'petset_pods{namespace="a",petset="db",version="1"} 2',
+      'petset_pods{namespace="a",petset="web",version="1"} 1',
+      'petset_pods{namespace="a",petset="web",version="2"} 1',
+    ]);
+    expect(await samples(metrics, "petset_condition")).toEqual([
+      'petset_condition{namespace="a",petset="db",type="Available",status="True",reason="MinimumReplicasAvailable"} 1',
+      'petset_condition{namespace="a",petset="db",type="Progressing",status="True",reason="RolloutComplete"} 1',
+      'petset_condition{namespace="a",petset="web",type="Progressing",status="True",reason="RollingOut"} 1',
+    ]);
+    expect(await samples(metrics, "petset_pets_on_lost_nodes")).toEqual([
+      'petset_pets_on_lost_nodes{namespace="a",petset="db"} 0',
+      'petset_pets_on_lost_nodes{namespace="a",petset="web"} 1',
+    ]);
+    metrics.petSets.forget("a", "db");
+    expect(await samples(metrics, "petset_pets_on_lost_nodes")).toEqual([
+      'petset_pets_on_lost_nodes{namespace="a",petset="web"} 1',
+    ]);
+    expect(await samples(metrics, "petset_condition")).toHaveLength(1);
   });
 
   it("follow a rollout and a deletion through syncPetSet", async () => {
