@@ -11,20 +11,25 @@
  * Memory (issue 29: 30,000 pods cached): an object's earlier keys are computed again from its
  * earlier state, kept once per object for all the indexes of a cache (one map entry), not
  * stored as strings per index; groups are nested maps (no `namespace/key` string per object);
- * members are an array of the objects (exactly sized). A cache builds only the indexes something reads
+ * members are an exact array of the objects while few, a Set when many. A cache builds only the indexes something reads
  * (`INDEXES_OF`): PetSets, nodes and StorageClasses none, versions by PetSet only.
  */
 import type { KubernetesObject } from "@kubernetes/client-node";
 
 export type KeysOf = (obj: KubernetesObject) => readonly string[];
 
+/** Members up to which a group is an exact array; a larger group is a Set. */
+const SMALL_GROUP = 8;
+
 /**
- * One index: namespace → key → the objects with that key, an array of exactly their number
- * (a Set of three pods took ~180 bytes, the array takes ~70; an update replaces the object in
- * place, so it keeps its position and allocates nothing).
+ * One index: namespace → key → the objects with that key. A small group (a PetSet's pods,
+ * its versions) is an array of exactly its members: a Set of three pods took ~180 bytes, the
+ * array takes ~70, and an update replaces the object in place (same position, no allocation).
+ * A large group (the name prefix `s` of 30,000 pods `s-N-M`) is a Set: an array there made
+ * every add a copy and every update a scan of all members.
  */
 class Groups<T extends KubernetesObject> {
-  private readonly byNamespace = new Map<string, Map<string, T[]>>();
+  private readonly byNamespace = new Map<string, Map<string, T[] | Set<T>>>();
 
   constructor(readonly keysOf: KeysOf) {}
 
@@ -42,9 +47,17 @@ class Groups<T extends KubernetesObject> {
     }
     for (const key of after) {
       const members = groups.get(key);
-      const at = earlier === undefined || !before.includes(key) ? -1 : (members?.indexOf(earlier) ?? -1);
-      if (members !== undefined && at >= 0) members[at] = obj;
-      else groups.set(key, members === undefined ? [obj] : [...members, obj]);
+      const replaces = earlier !== undefined && before.includes(key);
+      if (members === undefined) groups.set(key, [obj]);
+      else if (members instanceof Set) {
+        if (replaces) members.delete(earlier);
+        members.add(obj);
+      } else {
+        const at = replaces ? members.indexOf(earlier) : -1;
+        if (at >= 0) members[at] = obj;
+        else if (members.length < SMALL_GROUP) groups.set(key, [...members, obj]);
+        else groups.set(key, new Set([...members, obj]));
+      }
     }
   }
 
@@ -56,12 +69,18 @@ class Groups<T extends KubernetesObject> {
     const groups = this.byNamespace.get(ns);
     const members = groups?.get(key);
     if (groups === undefined || members === undefined) return;
-    const at = members.indexOf(obj);
-    if (at < 0) return;
-    if (members.length === 1) {
+    if (members instanceof Set) members.delete(obj);
+    else {
+      const at = members.indexOf(obj);
+      if (at < 0) return;
+      if (members.length === 1) members.length = 0;
+      else members.splice(at, 1);
+    }
+    const left = members instanceof Set ? members.size : members.length;
+    if (left === 0) {
       groups.delete(key);
       if (groups.size === 0) this.byNamespace.delete(ns);
-    } else members.splice(at, 1);
+    }
   }
 
   list(ns: string, key: string): T[] {

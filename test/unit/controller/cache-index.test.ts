@@ -1,4 +1,5 @@
 import type { KubernetesObject } from "@kubernetes/client-node";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { byControllerUid, byLabel, byNamePrefix, CacheIndex } from "../../../src/controller/cache-index.js";
 
@@ -68,5 +69,41 @@ describe("CacheIndex by controller uid", () => {
     index.put(owned("web-0", "u2", true));
     expect(index.list("a", "u1")).toEqual([]);
     expect(names(index.list("a", "u2"))).toEqual(["web-0"]);
+  });
+});
+
+describe("CacheIndex groups of any size (small ones are arrays, large ones Sets)", () => {
+  it("lists what a plain model of the objects says, through adds, updates, relabels and deletes", () => {
+    const op = fc.record({
+      kind: fc.constantFrom("put", "put", "put", "remove"),
+      name: fc.integer({ min: 0, max: 29 }),
+      label: fc.constantFrom("web", "web", "db", undefined),
+    });
+    fc.assert(
+      fc.property(fc.array(op, { minLength: 60, maxLength: 200 }), (ops) => {
+        const index = new CacheIndex(byLabel("petset.dev/petset"));
+        const model = new Map<string, KubernetesObject>();
+        for (const o of ops) {
+          const name = `p-${o.name}`;
+          if (o.kind === "remove") {
+            // The informer's delete hands over the last state it knew, or an older one.
+            index.remove(obj("a", name, o.label));
+            model.delete(name);
+          } else {
+            const object = obj("a", name, o.label);
+            index.put(object);
+            model.set(name, object);
+          }
+        }
+        for (const label of ["web", "db"]) {
+          const want = [...model.values()].filter((m) => m.metadata?.labels?.["petset.dev/petset"] === label);
+          const got = index.list("a", label);
+          expect(names(got)).toEqual(names(want));
+          // The newest object of each name, not an earlier state of it.
+          for (const g of got) expect(model.get(g.metadata?.name ?? "")).toBe(g);
+        }
+      }),
+      { seed: 29, numRuns: 300 },
+    );
   });
 });
