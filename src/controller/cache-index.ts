@@ -11,8 +11,8 @@
  * Memory (issue 29: 30,000 pods cached): an object's earlier keys are computed again from its
  * earlier state, kept once per object for all the indexes of a cache (one map entry), not
  * stored as strings per index; groups are nested maps (no `namespace/key` string per object);
- * members are an exact array of the objects while few, a Set when many. A cache builds only the indexes something reads
- * (`INDEXES_OF`): PetSets, nodes and StorageClasses none, versions by PetSet only.
+ * members are an exact array of the objects while few, a Set when many. A cache builds only
+ * the indexes something reads (`INDEXES_OF`): PetSets, nodes and StorageClasses none, versions by PetSet only.
  */
 import type { KubernetesObject } from "@kubernetes/client-node";
 
@@ -37,7 +37,8 @@ class Groups<T extends KubernetesObject> {
   put(ns: string, earlier: T | undefined, obj: T): void {
     const before = earlier === undefined ? [] : this.keysOf(earlier);
     const after = this.keysOf(obj);
-    for (const key of before) if (!after.includes(key) && earlier !== undefined) this.drop(ns, key, earlier);
+    if (earlier !== undefined)
+      for (const key of before) if (!after.includes(key)) this.drop(ns, key, earlier);
     if (after.length === 0) return;
     // After the drops: the last one may have removed the namespace's map.
     let groups = this.byNamespace.get(ns);
@@ -73,8 +74,7 @@ class Groups<T extends KubernetesObject> {
     else {
       const at = members.indexOf(obj);
       if (at < 0) return;
-      if (members.length === 1) members.length = 0;
-      else members.splice(at, 1);
+      members.splice(at, 1);
     }
     const left = members instanceof Set ? members.size : members.length;
     if (left === 0) {

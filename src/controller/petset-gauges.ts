@@ -22,10 +22,11 @@ type Values<T extends string> = Awaited<ReturnType<Gauge<T>["get"]>>["values"];
 
 /** A gauge whose series are read from elsewhere when scraped. */
 class ReadGauge<T extends string> extends Gauge<T> {
-  private read: () => Values<T> = () => [];
-
-  readFrom(read: () => Values<T>): void {
-    this.read = read;
+  constructor(
+    config: GaugeConfiguration<T>,
+    private readonly read: () => Values<T>,
+  ) {
+    super(config);
   }
 
   override async get(): ReturnType<Gauge<T>["get"]> {
@@ -45,7 +46,7 @@ interface PetSetRecord {
 
 const NONE: readonly never[] = Object.freeze([]);
 
-export interface ConditionLike {
+interface ConditionLike {
   type: string;
   status: string;
   reason?: string | undefined;
@@ -59,8 +60,7 @@ export class PetSetGauges {
   constructor(registry: Registry) {
     const registers = [registry];
     const gauge = <T extends string>(config: GaugeConfiguration<T>, read: () => Values<T>) => {
-      const g = new ReadGauge<T>({ ...config, registers });
-      g.readFrom(read);
+      new ReadGauge<T>({ ...config, registers }, read);
     };
     gauge(
       { name: "petset_versions", help: "PetSetVersions per PetSet", labelNames: ["namespace", "petset"] },

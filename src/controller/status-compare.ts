@@ -1,32 +1,7 @@
 /** Status helpers for the sync: compare ignoring representation, and set one condition. */
 import type { Condition, PetSetStatus } from "../api/index.js";
 
-function normalize(value: unknown): unknown {
-  if (value instanceof Date) return value.toISOString().replace(/\.\d{3}Z$/, "Z");
-  if (typeof value === "string" && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value)) {
-    return value.replace(/\.\d+Z$/, "Z");
-  }
-  if (Array.isArray(value)) return value.map(normalize);
-  if (value && typeof value === "object") {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[k];
-      if (v !== undefined) out[k] = normalize(v);
-    }
-    return out;
-  }
-  return value;
-}
-
-/**
- * A string equal for two statuses that the API would store identically: the meaning of
- * `sameStatus`, which decides the same without building it (test/unit/controller/status-compare).
- */
-export function canonicalStatus(status: PetSetStatus): string {
-  return JSON.stringify(normalize(status));
-}
-
-/** What `normalize` makes of a scalar: times to whole seconds, `undefined` in an array to null. */
+/** What canonical form makes of a scalar: times to whole seconds, `undefined` in an array to null. */
 function scalar(value: unknown, inArray: boolean): unknown {
   if (value instanceof Date) return value.toISOString().replace(/\.\d{3}Z$/, "Z");
   if (typeof value === "string" && value.length >= 20 && TIME.test(value))
@@ -36,6 +11,27 @@ function scalar(value: unknown, inArray: boolean): unknown {
   return value;
 }
 const TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
+
+function normalize(value: unknown, inArray = false): unknown {
+  if (Array.isArray(value)) return value.map((v) => normalize(v, true));
+  if (value && typeof value === "object" && !(value instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(value).sort()) {
+      const v = (value as Record<string, unknown>)[k];
+      if (v !== undefined) out[k] = normalize(v);
+    }
+    return out;
+  }
+  return scalar(value, inArray);
+}
+
+/**
+ * A string equal for two statuses that the API would store identically: the meaning of
+ * `sameStatus`, which decides the same without building it (test/unit/controller/status-compare.test.ts).
+ */
+export function canonicalStatus(status: PetSetStatus): string {
+  return JSON.stringify(normalize(status));
+}
 
 function same(a: unknown, b: unknown, inArray: boolean): boolean {
   const x = scalar(a, inArray);
