@@ -354,7 +354,7 @@ if [[ "${PETSET_CLUSTER_SKIP_CRDS:-0}" == "1" ]]; then
   crd_files=()
 fi
 manifests_fingerprint="$(cat "${cluster_script_dir}/manifests/storage.yaml" "${cluster_script_dir}/manifests/csi.yaml" \
-  "${cluster_repo_root}/deploy/rbac.yaml" ${crd_files[@]+"${crd_files[@]}"} | sha256sum | cut -d' ' -f1)"
+  "${cluster_script_dir}/manifests/kwok-guard.yaml" "${cluster_repo_root}/deploy/rbac.yaml" ${crd_files[@]+"${crd_files[@]}"} | sha256sum | cut -d' ' -f1)"
 
 crds_established() { kubectl_admin wait --for=condition=Established crd --all --timeout=5s; }
 
@@ -362,6 +362,7 @@ apply_manifests() {
   rm -f "${state_dir}/manifests-fingerprint"
   kubectl_admin apply -f "${cluster_script_dir}/manifests/storage.yaml" >/dev/null
   kubectl_admin apply -f "${cluster_script_dir}/manifests/csi.yaml" >/dev/null
+  kubectl_admin apply -f "${cluster_script_dir}/manifests/kwok-guard.yaml" >/dev/null
   kubectl_admin apply -f "${cluster_repo_root}/deploy/rbac.yaml" >/dev/null
   if [[ "${PETSET_CLUSTER_SKIP_CRDS:-0}" == "1" ]]; then
     log "PETSET_CLUSTER_SKIP_CRDS=1: not installing crds/"
@@ -421,7 +422,7 @@ if all_running; then
     wait_for petset-resizer "the simulated resizer's claim watch" resizer_started
   fi
   if [[ "$(cat "${state_dir}/manifests-fingerprint" 2>/dev/null)" != "${manifests_fingerprint}" ]]; then
-    log "storage class, RBAC or CRDs changed: re-applying"
+    log "storage class, kwok guard, RBAC or CRDs changed: re-applying"
     apply_manifests
   fi
   print_result

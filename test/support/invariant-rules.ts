@@ -69,6 +69,8 @@ export interface PodMove {
   version: number | undefined;
   /** Annotation petset.dev/target-version after the move. */
   target: number | undefined;
+  /** The pod's uid (two pods of one pet differ here). */
+  uid: string;
 }
 
 /** A change of the PetSet's status as the watch saw it. */
@@ -128,7 +130,7 @@ export function createInvariantJudge(opts: JudgeOptions): InvariantJudge {
   const seen = new Set<number>();
   const userDeletions = new Set<string>();
   const logMove = (at: number, pod: PodView, kind: PodMove["kind"]) =>
-    moves.push({ at, pod: pod.name, kind, version: pod.version, target: pod.targetVersion });
+    moves.push({ at, pod: pod.name, kind, version: pod.version, target: pod.targetVersion, uid: pod.uid });
   const statuses: StatusSnapshot[] = [];
   const stats: MonitorStats = {
     events: 0,
