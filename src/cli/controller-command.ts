@@ -1,11 +1,11 @@
 /** `petset controller`: the controller against a cluster (kubeconfig or in-cluster). */
 import { existsSync } from "node:fs";
 import { hostname } from "node:os";
-import { collectDefaultMetrics } from "prom-client";
 import { type ControllerConfig, FlagError } from "../config.js";
 import { PetSetController } from "../controller/controller.js";
 import { type WriteDispatched, writeDispatched } from "../controller/fenced-connection.js";
 import { startProbeServer } from "../controller/http-server.js";
+import { collectProcessMetrics } from "../controller/process-metrics.js";
 import { systemClock } from "../util/clock.js";
 import { loadKubeConfig } from "../util/kubeconfig.js";
 import { createLogger } from "../util/logger.js";
@@ -46,9 +46,7 @@ export async function runController(config: ControllerConfig): Promise<void> {
         }
       : undefined,
   });
-  // process_resident_memory_bytes, nodejs_heap_size_used_bytes, event loop lag, GC: what an
-  // operator sizes the controller's memory limit by (docs/operations.md).
-  collectDefaultMetrics({ register: controller.metrics.registry });
+  collectProcessMetrics(controller.metrics.registry);
   const probes = await startProbeServer({
     addr: config.metricsAddr,
     registry: controller.metrics.registry,

@@ -3,8 +3,9 @@
  * label matchers), and which metrics and labels the controller's /metrics exports.
  */
 import { parser } from "@prometheus-io/lezer-promql";
-import { collectDefaultMetrics, type Registry } from "prom-client";
+import type { Registry } from "prom-client";
 import { createMetrics } from "../../../src/controller/metrics.js";
+import { collectProcessMetrics } from "../../../src/controller/process-metrics.js";
 
 export interface Selector {
   metric: string;
@@ -55,11 +56,11 @@ export const TARGET_LABELS = new Set([
 
 /**
  * The controller's registry as `petset controller` serves it: src/controller/metrics.ts plus
- * prom-client's default process metrics (src/cli/controller-command.ts adds them).
+ * the process metrics (src/controller/process-metrics.ts; src/cli/controller-command.ts adds them).
  */
 export function controllerRegistry(withDefaults: boolean): Registry {
   const registry = createMetrics().registry;
-  if (withDefaults) collectDefaultMetrics({ register: registry });
+  if (withDefaults) collectProcessMetrics(registry);
   return registry;
 }
 
