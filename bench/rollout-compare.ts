@@ -6,9 +6,10 @@
  * management, maxUnavailable 1 and 10. For each maxUnavailable, `runs` rounds; each round runs
  * both, the order alternating, each in a fresh namespace deleted (and gone) before the next.
  * Both controllers are long-running, as deployed: kube-controller-manager runs throughout, and
- * one petset controller (every namespace) is started before the runs and warmed by one
- * unrecorded run (a Node process just started spends CPU compiling its hot paths, a Go binary
- * does not; that start-up is not what a user's long-running controller costs per pet).
+ * one petset controller (every namespace) is started before the runs and warmed by unrecorded
+ * runs (`--compare-warmups`, default 1; a Node process just started spends CPU compiling its
+ * hot paths, a Go binary does not; that start-up is not what a user's long-running controller
+ * costs per pet).
  * API writes per pet update and the kubelet's own time come from kube-apiserver's audit log
  * by user; CPU from /proc of the petset controller process and of kube-controller-manager.
  */
@@ -173,7 +174,7 @@ type Summary = ReturnType<typeof summarize>;
 const med = (s: Summary, k: "wallTime" | "writesPerPet" | "cpuPerPet" | "overheadPerPet") =>
   (s[k].median as Measurement).value;
 
-export async function compareWithStatefulSet(ctx: BenchContext, pets: number, runs: number) {
+export async function compareWithStatefulSet(ctx: BenchContext, pets: number, runs: number, warmups = 1) {
   ctx.log("starting a private control plane (profile statefulset-bench)");
   const cluster = await startPrivateStatefulSetCluster();
   const scenarios: Record<string, unknown> = {};
@@ -186,8 +187,11 @@ export async function compareWithStatefulSet(ctx: BenchContext, pets: number, ru
       ctx.controllerNodeArgs,
     );
     // A Go binary needs no warm-up; a Node process compiles its hot paths in its first runs.
-    ctx.log("warm-up run of the petset controller (not recorded)");
-    await oneRun(ctx, cluster, "petset", pets, 1, controller);
+    for (let i = 0; i < warmups; i++) {
+      const maxUnavailable = i % 2 === 0 ? 1 : 10;
+      ctx.log(`warm-up run ${i + 1} of ${warmups} of the petset controller (not recorded)`);
+      await oneRun(ctx, cluster, "petset", pets, maxUnavailable, controller);
+    }
     for (const maxUnavailable of [1, 10]) {
       const results: Record<Kind, RunResult[]> = { petset: [], statefulset: [] };
       for (let i = 0; i < runs; i++) {
@@ -222,8 +226,8 @@ export async function compareWithStatefulSet(ctx: BenchContext, pets: number, ru
         kubeControllerManager: "controllers statefulset, namespace, serviceaccount, nodelifecycle only",
       },
       runsPerController: runs,
-      controllers:
-        "both long-running through every run (one petset controller for all namespaces, warmed by one unrecorded run)",
+      controllers: `both long-running through every run (one petset controller for all namespaces, warmed by ${warmups} unrecorded run${warmups === 1 ? "" : "s"})`,
+      warmups,
       pets,
       podManagementPolicy: "Parallel",
       scenarios,

@@ -103,7 +103,12 @@ export const rolloutBenchmark: Benchmark = {
     // The comparison starts its own control plane, so it runs beside either backend.
     if (ctx.statefulSet) {
       const runs = ctx.sizes.runs ?? 3;
-      results.comparison = await compareWithStatefulSet(ctx, ctx.sizes.comparePets ?? pets, runs);
+      results.comparison = await compareWithStatefulSet(
+        ctx,
+        ctx.sizes.comparePets ?? pets,
+        runs,
+        ctx.sizes.compareWarmups ?? 1,
+      );
       notes.push(
         "comparison: a private control plane started for it (test/cluster/up.sh with its own state dir and PETSET_CLUSTER_PROFILE=statefulset-bench: kube-controller-manager runs only statefulset, namespace, serviceaccount and nodelifecycle, with the MaxUnavailableStatefulSet gate on kube-apiserver and kube-controller-manager), so kube-controller-manager's CPU is the StatefulSet controller's (plus nodelifecycle's few-second node checks).",
         "comparison: both kinds with podManagementPolicy Parallel and RollingUpdate maxUnavailable 1 and 10, the same pod template; for each maxUnavailable `runsPerController` rounds, each round runs both in turn (petset first in even rounds, StatefulSet first in odd ones), each in a fresh namespace that is deleted and gone before the next. Median, min, max and every run are reported.",

@@ -50,6 +50,7 @@ interface Flags {
   pets?: number;
   runs?: number;
   comparePets?: number;
+  compareWarmups?: number;
   historySets?: number;
   historyGc?: number;
 }
@@ -124,6 +125,11 @@ const program = new Command()
     count,
   )
   .option("--compare-pets <n>", "rollout --statefulset: pets in the comparison (default --pets)", count)
+  .option(
+    "--compare-warmups <n>",
+    "rollout --statefulset: unrecorded petset runs before the recorded ones, maxUnavailable 1 and 10 in turn (default 1)",
+    count,
+  )
   .option("--history-sets <n>", "history-compare: sets per side (default --petsets, else by --scale)", count)
   .option(
     "--history-gc <n>",
@@ -206,6 +212,7 @@ async function main(): Promise<void> {
             pets: flags.pets,
             runs: flags.runs,
             comparePets: flags.comparePets,
+            compareWarmups: flags.compareWarmups,
             historySets: flags.historySets,
             historyGc: flags.historyGc,
           },

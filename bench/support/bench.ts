@@ -11,6 +11,8 @@ export interface SizeOverrides {
   /** rollout --statefulset: rounds per maxUnavailable, and pets in the comparison. */
   runs?: number;
   comparePets?: number;
+  /** rollout --statefulset: unrecorded petset runs before the recorded ones (default 1). */
+  compareWarmups?: number;
   /** history-compare: sets per side and excess history for the GC (over petSets, gcVersions). */
   historySets?: number;
   historyGc?: number;
