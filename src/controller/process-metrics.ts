@@ -6,12 +6,13 @@
  *
  * The lag histogram gauges (nodejs_eventloop_lag_{min,max,mean,stddev,p50,p90,p99}_seconds)
  * are this module's, not prom-client's: prom-client samples with a timer every 10 ms, and 100
- * wake-ups a second were about half of an idle controller's CPU (docs/benchmarks.md §3e). Here
- * the timer fires every EVENT_LOOP_SAMPLE_MS and each gauge is the delay beyond that schedule
- * (prom-client's include the interval itself: an idle loop read 0.01 s). A block longer than
- * the interval always shows; a shorter one shows in proportion to its length. The histogram
- * restarts at each scrape, as prom-client's does. nodejs_eventloop_lag_seconds (one
- * setImmediate per scrape) stays prom-client's.
+ * wake-ups a second were most of an idle controller's CPU (10 ms/s, 1 without;
+ * docs/benchmarks.md §3e). Here the timer fires every EVENT_LOOP_SAMPLE_MS and each gauge is
+ * the delay beyond that schedule (prom-client's include the interval itself: an idle loop read
+ * 0.01 s). A block longer than the interval always shows; a shorter one shows in proportion to
+ * its length. The histogram restarts at each scrape, as prom-client's does, and drops the
+ * interval in progress then. nodejs_eventloop_lag_seconds (one setImmediate per scrape) stays
+ * prom-client's.
  */
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { collectDefaultMetrics, Gauge, type Registry } from "prom-client";
