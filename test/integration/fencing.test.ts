@@ -16,6 +16,7 @@ import {
   startController,
   startControllerProcess,
 } from "../support/controller.js";
+import { dispatchedWrites, notCheckedBefore } from "../support/fence-accounting.js";
 import {
   createPetSet,
   expectNoViolations,
@@ -55,45 +56,6 @@ const agentOf = (identity: string) => `(${identity})`;
 
 const describeWrites = (ws: ReceivedWrite[]) =>
   ws.map((w) => `${w.at.toISOString()} ${w.verb} ${w.uri}`).join("\n");
-
-/** The replica's "write dispatched" debug lines: each write that passed its last fence check. */
-function dispatchedWrites(log: string): { request: string; checkedAt: number }[] {
-  const out: { request: string; checkedAt: number }[] = [];
-  for (const line of log.split("\n")) {
-    if (!line.includes('"write dispatched"')) continue;
-    const entry = JSON.parse(line) as { request?: string; checkedAt?: number };
-    if (entry.request !== undefined && entry.checkedAt !== undefined)
-      out.push({ request: entry.request, checkedAt: entry.checkedAt });
-  }
-  return out;
-}
-
-/**
- * The writes of `late` that no dispatch checked before `frozenAt` accounts for. Each dispatch
- * accounts for one write with its request line, and those the server already received before
- * the resume (`earlier`) are used up: a request checked and delivered before the freeze cannot
- * excuse a later one to the same path.
- */
-function notCheckedBefore(
-  late: ReceivedWrite[],
-  earlier: ReceivedWrite[],
-  dispatched: { request: string; checkedAt: number }[],
-  frozenAt: Date,
-): ReceivedWrite[] {
-  const line = (w: ReceivedWrite) => `${w.verb} ${w.uri} HTTP/1.1`;
-  const unspent = new Map<string, number>();
-  // `frozenAt` is read after kill(SIGSTOP) returned, both clocks in whole milliseconds: a check
-  // in that same millisecond ran before the stop (a stopped process checks nothing). With `<`
-  // one did count as a fencing failure (an Event checked at 11:26:58.631, frozenAt .631).
-  for (const d of dispatched)
-    if (d.checkedAt <= frozenAt.getTime()) unspent.set(d.request, (unspent.get(d.request) ?? 0) + 1);
-  for (const w of earlier) unspent.set(line(w), (unspent.get(line(w)) ?? 0) - 1);
-  return late.filter((w) => {
-    const left = unspent.get(line(w)) ?? 0;
-    unspent.set(line(w), left - 1);
-    return left <= 0;
-  });
-}
 
 /** `p`'s value, or `otherwise` when it has not settled within `ms`. */
 async function within<T, U>(p: Promise<T>, ms: number, otherwise: U): Promise<T | U> {
