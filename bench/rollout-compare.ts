@@ -20,6 +20,7 @@ import type { BenchContext } from "./support/bench.js";
 import { imagePatch, MERGE_PATCH, petSetsPath, podTemplate } from "./support/petsets.js";
 import { ProcSampler, readProc } from "./support/proc.js";
 import { type ControllerProcess, metricIn, startController } from "./support/processes.js";
+import { monotonicMicros, recordProfileWindow } from "./support/profile-windows.js";
 import { secondsUntilSettled } from "./support/settled.js";
 import { type Measurement, m, waitFor } from "./support/stats.js";
 
@@ -88,10 +89,13 @@ async function oneRun(
     const from = Date.now();
     const syncs0 = kind === "petset" ? metricIn(await petset.metricsText(), "petset_syncs_total") : 0;
     const cpu0 = readProc(pid).cpuSeconds;
+    const windowStart = monotonicMicros();
     const sampler = new ProcSampler(pid).start();
     await cluster.http.json("PATCH", path, imagePatch(NAME, TO), MERGE_PATCH);
     const wallSeconds = await secondsUntilSettled(cluster, path, pets, { perPetMs: 5_000, pollMs: 50 });
     sampler.stop();
+    if (ctx.controllerCpuProfDir !== undefined && kind === "petset")
+      recordProfileWindow(ctx.controllerCpuProfDir, `${kind} maxUnavailable ${maxUnavailable}`, windowStart);
     const cpuSeconds = readProc(pid).cpuSeconds - cpu0;
     const syncs =
       kind === "petset" ? metricIn(await petset.metricsText(), "petset_syncs_total") - syncs0 : undefined;

@@ -205,6 +205,7 @@ async function main(): Promise<void> {
           statefulSet: flags.statefulset,
           compareOnly: flags.compareOnly,
           controllerNodeArgs,
+          ...(flags.controllerCpuProf ? { controllerCpuProfDir: resolve(flags.controllerCpuProf) } : {}),
           sizes: {
             petSets: flags.petsets,
             changes: flags.changes,

@@ -28,6 +28,11 @@ export interface BenchContext {
   /** Extra node flags for the controller child process (e.g. --cpu-prof). */
   controllerNodeArgs: string[];
   /**
+   * `--controller-cpu-prof DIR`: where the controller's CPU profiles go. Benchmarks record their
+   * measured windows there too (profile-windows.ts), so a profile can be read for them alone.
+   */
+  controllerCpuProfDir?: string;
+  /**
    * `--compare-only` (make bench-quick): rollout runs only its comparison with the StatefulSet
    * controller, history-compare only its side by side with kube-controller-manager.
    */
