@@ -14,6 +14,7 @@ import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { SourceMapConsumer } from "source-map-js";
 import { z } from "zod";
+import { parseWindows, type Window } from "../bench/support/profile-windows.js";
 
 const ProfileSchema = z.object({
   nodes: z.array(
@@ -34,9 +35,6 @@ const ProfileSchema = z.object({
 });
 export type CpuProfile = z.infer<typeof ProfileSchema>;
 type CallFrame = CpuProfile["nodes"][number]["callFrame"];
-
-/** `[startUs, endUs]` on the profile's clock. */
-export type Window = readonly [number, number];
 
 export interface ProfileSummary {
   /** Microseconds of non-idle samples counted (in the windows, below `under`). */
@@ -101,21 +99,6 @@ export function summarize(
   return out;
 }
 
-/**
- * `windows.txt` lines (`<startUs> <endUs> <label>`): all, or those whose label is `match` or
- * begins with its words (`petset` takes both scenarios; `petset maxUnavailable 1` not the 10).
- */
-export function parseWindows(text: string, match = ""): Window[] {
-  return text
-    .split("\n")
-    .map((l) => l.trim().split(/\s+/))
-    .filter((f) => {
-      const label = f.slice(2).join(" ");
-      return f.length >= 2 && (match === "" || label === match || label.startsWith(`${match} `));
-    })
-    .map((f) => [Number(f[0]), Number(f[1])] as const);
-}
-
 /** Frame names: `function file:line`, through `map` for frames of the bundle it maps. */
 function frameNamer(mapFile: string | undefined): (frame: CallFrame) => string {
   const consumer =
@@ -165,9 +148,11 @@ function main(argv: string[]): void {
     ...(windows !== undefined ? { windows } : {}),
     ...(flags.under !== undefined ? { under: flags.under } : {}),
   });
+  // Idle samples are nobody's callee: reported only for the whole stack.
+  const idle = flags.under === undefined ? `, ${(s.idleUs / 1000).toFixed(0)} ms idle` : "";
   process.stdout.write(
     `${windows === undefined ? "whole profile" : `${windows.length} windows`}${flags.under ? `, below ${flags.under}` : ""}: ` +
-      `${(s.totalUs / 1000).toFixed(0)} ms non-idle, ${(s.idleUs / 1000).toFixed(0)} ms idle\n`,
+      `${(s.totalUs / 1000).toFixed(0)} ms non-idle${idle}\n`,
   );
   print("self", s.self, s.totalUs, flags.top);
   print("inclusive", s.inclusive, s.totalUs, flags.top);

@@ -5,7 +5,8 @@
  *
  * `DIR/windows.txt`, one line per window: `<startUs> <endUs> <label>`, in microseconds of the
  * system's monotonic clock, the clock V8 stamps profile samples with (`startTime`, `timeDeltas`),
- * so a sample is in a window when its time lies between the two. hack/cpu-profile.ts reads it.
+ * so a sample is in a window when its time lies between the two. Written here, read here
+ * (parseWindows, for hack/cpu-profile.ts): the format has one owner.
  */
 import { appendFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
@@ -19,4 +20,22 @@ export function monotonicMicros(): bigint {
 export function recordProfileWindow(dir: string, label: string, startUs: bigint): void {
   mkdirSync(dir, { recursive: true });
   appendFileSync(join(dir, "windows.txt"), `${startUs} ${monotonicMicros()} ${label}\n`);
+}
+
+/** `[startUs, endUs]` on the profile's clock. */
+export type Window = readonly [number, number];
+
+/**
+ * `windows.txt` lines (`<startUs> <endUs> <label>`): all, or those whose label is `match` or
+ * begins with its words (`petset` takes both scenarios; `petset maxUnavailable 1` not the 10).
+ */
+export function parseWindows(text: string, match = ""): Window[] {
+  return text
+    .split("\n")
+    .map((l) => l.trim().split(/\s+/))
+    .filter((f) => {
+      const label = f.slice(2).join(" ");
+      return f.length >= 2 && (match === "" || label === match || label.startsWith(`${match} `));
+    })
+    .map((f) => [Number(f[0]), Number(f[1])] as const);
 }

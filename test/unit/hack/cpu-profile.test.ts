@@ -3,7 +3,8 @@
  * below one function. A synthetic profile: root -> worker -> plan -> helper, root -> watch.
  */
 import { describe, expect, it } from "vitest";
-import { type CpuProfile, parseWindows, summarize } from "../../../hack/cpu-profile.js";
+import { parseWindows } from "../../../bench/support/profile-windows.js";
+import { type CpuProfile, summarize } from "../../../hack/cpu-profile.js";
 
 const frame = (functionName: string) => ({ functionName, url: "app.js", lineNumber: 0, columnNumber: 0 });
 const profile: CpuProfile = {
