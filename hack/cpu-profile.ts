@@ -123,6 +123,11 @@ function print(title: string, m: Map<string, number>, totalUs: number, top: numb
 }
 
 function main(argv: string[]): void {
+  // Piped into `head`: a closed pipe ends the report, not with a stack trace.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code === "EPIPE") process.exit(0);
+    throw err;
+  });
   const cmd = new Command("cpu-profile")
     .description("where a CPU profile's time went, by function (see hack/cpu-profile.ts)")
     .argument("<profile>", "a .cpuprofile file")
