@@ -117,7 +117,7 @@ export async function startController(
     "--metrics-addr",
     "127.0.0.1:0",
     "--log-level",
-    "info",
+    process.env.PETSET_BENCH_CONTROLLER_LOG_LEVEL ?? "info",
   ];
   const { child, value: metricsPort } = await spawnNode(
     args,

@@ -99,9 +99,12 @@ export class CacheIndexes<T extends KubernetesObject> {
     this.groups = keysOf.map((k) => new Groups<T>(k));
   }
 
-  /** The object was added or changed (the informer hands over the new object). */
-  put(obj: T): void {
-    if (this.groups.length === 0) return;
+  /**
+   * The object was added or changed (the informer hands over the new object); returns its
+   * state as indexed before, if any.
+   */
+  put(obj: T): T | undefined {
+    if (this.groups.length === 0) return undefined;
     const ns = obj.metadata?.namespace ?? "";
     const name = obj.metadata?.name ?? "";
     let names = this.indexed.get(ns);
@@ -112,6 +115,7 @@ export class CacheIndexes<T extends KubernetesObject> {
     const earlier = names.get(name);
     names.set(name, obj);
     for (const g of this.groups) g.put(ns, earlier, obj);
+    return earlier;
   }
 
   /** The object is gone (matched by namespace and name, whatever its keys are now). */

@@ -3,11 +3,11 @@ import {
   CoreV1Api,
   type KubeConfig,
   PatchStrategy,
-  setHeaderOptions,
   type V1OwnerReference,
   type V1PersistentVolumeClaim,
 } from "@kubernetes/client-node";
 import { isAlreadyExists, isNotFound } from "./api-errors.js";
+import { metadataAnswer, metadataAnswerPatch } from "./metadata-answer.js";
 import type { PatchClaimStep } from "./planner/index.js";
 import type { WriteCounter } from "./write-counter.js";
 
@@ -73,7 +73,7 @@ export function createClaimControl(kubeConfig: KubeConfig, writes: WriteCounter)
     async create(namespace, claim) {
       writes.count("create", "persistentvolumeclaims");
       try {
-        await api.createNamespacedPersistentVolumeClaim({ namespace, body: claim });
+        await api.createNamespacedPersistentVolumeClaim({ namespace, body: claim }, metadataAnswer());
         return { created: true };
       } catch (err) {
         // A claim that already exists is the pet's storage: keep it (stable storage).
@@ -93,24 +93,27 @@ export function createClaimControl(kubeConfig: KubeConfig, writes: WriteCounter)
       writes.count("patch", "persistentvolumeclaims");
       await api.patchNamespacedPersistentVolumeClaim(
         { name, namespace, body: { metadata: { resourceVersion, labels } } },
-        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+        metadataAnswerPatch(PatchStrategy.MergePatch),
       );
     },
     async follow(namespace, step) {
       writes.count("patch", "persistentvolumeclaims");
       await api.patchNamespacedPersistentVolumeClaim(
         { name: step.claimName, namespace, body: claimFollowPatch(step) },
-        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+        metadataAnswerPatch(PatchStrategy.MergePatch),
       );
     },
     async delete(namespace, name, uid, resourceVersion) {
       writes.count("delete", "persistentvolumeclaims");
       try {
-        await api.deleteNamespacedPersistentVolumeClaim({
-          name,
-          namespace,
-          body: { preconditions: { uid, resourceVersion } },
-        });
+        await api.deleteNamespacedPersistentVolumeClaim(
+          {
+            name,
+            namespace,
+            body: { preconditions: { uid, resourceVersion } },
+          },
+          metadataAnswer(),
+        );
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
@@ -120,7 +123,7 @@ export function createClaimControl(kubeConfig: KubeConfig, writes: WriteCounter)
       try {
         await api.patchNamespacedPersistentVolumeClaim(
           { name, namespace, body: { metadata: { uid, resourceVersion, ownerReferences } } },
-          setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+          metadataAnswerPatch(PatchStrategy.MergePatch),
         );
       } catch (err) {
         if (!isNotFound(err)) throw err;

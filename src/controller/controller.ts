@@ -9,7 +9,7 @@
  */
 import { hostname } from "node:os";
 import { setImmediate as yieldTurn } from "node:timers/promises";
-import type { KubeConfig, KubernetesObject } from "@kubernetes/client-node";
+import type { KubeConfig, KubernetesObject, V1Pod } from "@kubernetes/client-node";
 import { Labels } from "../api/names.js";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
@@ -24,12 +24,14 @@ import { fencedKubeConfig, isLeaseLost, type LeaseGuard, unfencedGuard } from ".
 import { type ControllerMetrics, createMetrics } from "./metrics.js";
 import { createNodeFencing } from "./node-fencing.js";
 import { type NodeWatch, watchNodes } from "./node-watch.js";
+import { cachedPodView } from "./parsed-cache.js";
 import { createPetSetClient } from "./petset-client.js";
 import { createPodControl } from "./pod-control.js";
 import { KeyQueue } from "./queue.js";
 import { DEFAULT_STATUS_PROGRESS_INTERVAL_MS, StatusWriteLimiter } from "./status-coalescing.js";
 import { type StorageClassWatch, watchStorageClasses } from "./storage-class-watch.js";
 import { type SyncContext, type SyncResult, syncPetSet } from "./sync.js";
+import { type CacheEventKind, petSetEventWake, podEventWake, SOON_MS, type Wake } from "./wake-policy.js";
 
 export interface ControllerOptions {
   kubeConfig: KubeConfig;
@@ -70,6 +72,10 @@ export class PetSetController {
   private elector: LeaderElector | undefined;
   private readonly queue: KeyQueue;
   private readonly expectations: ExpectationStore;
+  /** Status-write coalescing and echoes (status-coalescing.ts), shared by the syncs and the events. */
+  private readonly statusWrites: StatusWriteLimiter;
+  /** PetSets whose last sync waited for the caches to show its own writes (sync-expectations.ts). */
+  private readonly parked = new Set<string>();
   private running = false;
   private workersDone: Promise<void>[] = [];
   private readonly userAgent: string;
@@ -85,6 +91,10 @@ export class PetSetController {
       clock: opts.clock,
       observeWait: (seconds) => this.metrics.queueDuration.observe(seconds),
     });
+    this.metrics.readQueueDepth(() => this.queue.length);
+    this.statusWrites = new StatusWriteLimiter(
+      opts.statusProgressIntervalMs ?? DEFAULT_STATUS_PROGRESS_INTERVAL_MS,
+    );
     this.expectations = new ExpectationStore(opts.expectationsTimeoutMs ?? 30_000);
     this.userAgent = opts.userAgent ?? "petset-controller";
   }
@@ -163,22 +173,45 @@ export class PetSetController {
     const enqueueOwner = (o: KubernetesObject) =>
       this.enqueue(o.metadata?.namespace, o.metadata?.labels?.[Labels.petSet] ?? ownerName(o));
     caches.petSets.onChange((o, kind) => {
-      if (kind === "delete") this.expectations.forget(`${o.metadata?.namespace}/${o.metadata?.name}`);
+      const key = `${o.metadata?.namespace}/${o.metadata?.name}`;
+      if (kind === "delete") this.expectations.forget(key);
+      const unseen = kind !== "delete" && specUnseen(o);
+      // The echo of this controller's own status write shares the next sync (wake-policy.ts).
+      const ownEcho = kind === "update" && this.statusWrites.takeEcho(key, o.metadata?.resourceVersion);
+      if (!this.parked.has(key) && petSetEventWake(kind, unseen, ownEcho) === "soon") {
+        this.queue.addSoon(key, SOON_MS);
+        return;
+      }
       // A spec this controller has not recorded yet goes ahead of follow-up work (queue.ts):
       // its new version is what its user waits for.
-      this.enqueue(o.metadata?.namespace, o.metadata?.name, kind !== "delete" && specUnseen(o));
+      this.enqueue(o.metadata?.namespace, o.metadata?.name, unseen);
     });
     // Every event of an owned object also meets the owner's `present` expectation of its name
     // (expectations.ts `observed`), then wakes the owner.
-    const observeThenEnqueue = (resource: ExpectedResource) => (o: KubernetesObject) => {
-      const namespace = o.metadata?.namespace;
-      const owner = o.metadata?.labels?.[Labels.petSet] ?? ownerName(o);
-      const name = o.metadata?.name;
-      if (namespace && owner && name) this.expectations.observed(`${namespace}/${owner}`, resource, name);
-      enqueueOwner(o);
-    };
+    const observeThenEnqueue =
+      <T extends KubernetesObject>(
+        resource: ExpectedResource,
+        wake?: (o: T, kind: CacheEventKind, earlier: T | undefined) => Wake,
+      ) =>
+      (o: T, kind: CacheEventKind, earlier: T | undefined) => {
+        const namespace = o.metadata?.namespace;
+        const owner = o.metadata?.labels?.[Labels.petSet] ?? ownerName(o);
+        const name = o.metadata?.name;
+        if (!namespace || !owner) return;
+        const key = `${namespace}/${owner}`;
+        if (name) this.expectations.observed(key, resource, name);
+        // wake-policy.ts: an event that cannot let the plan act sooner shares the next sync,
+        // unless the last sync waited for the caches (it is owed a prompt retry).
+        if (wake !== undefined && !this.parked.has(key) && wake(o, kind, earlier) === "soon")
+          this.queue.addSoon(key, SOON_MS);
+        else this.enqueue(namespace, owner);
+      };
     caches.versions.onChange(observeThenEnqueue("petsetversions"));
-    caches.pods.onChange(observeThenEnqueue("pods"));
+    caches.pods.onChange(
+      observeThenEnqueue<V1Pod>("pods", (pod, kind, earlier) =>
+        kind === "delete" ? "now" : podEventWake(kind, earlier && cachedPodView(earlier), cachedPodView(pod)),
+      ),
+    );
     caches.claims.onChange(observeThenEnqueue("persistentvolumeclaims"));
     // Nodes: not awaited below (node-watch.ts); a node's Ready change wakes the sets on it.
     if (caches.nodes !== undefined) this.nodeWatch = watchNodes(caches.nodes, caches.pods, enqueueOwner);
@@ -202,7 +235,6 @@ export class PetSetController {
   private enqueue(namespace: string | undefined, name: string | undefined, urgent = false): void {
     if (!namespace || !name) return;
     this.queue.add(`${namespace}/${name}`, { urgent });
-    this.metrics.queueDepth.set(this.queue.length);
   }
 
   private startWorkers(guard: LeaseGuard): void {
@@ -251,9 +283,7 @@ export class PetSetController {
       hooks,
       expectations: this.expectations,
       signal: guard.signal,
-      statusWrites: new StatusWriteLimiter(
-        this.opts.statusProgressIntervalMs ?? DEFAULT_STATUS_PROGRESS_INTERVAL_MS,
-      ),
+      statusWrites: this.statusWrites,
       drivingSince,
       ...(this.nodeWatch !== undefined ? { nodes: this.nodeWatch } : {}),
       ...(this.storageClassWatch !== undefined ? { storageClasses: this.storageClassWatch } : {}),
@@ -265,7 +295,6 @@ export class PetSetController {
     for (;;) {
       const key = await this.queue.get();
       if (key === undefined) return;
-      this.metrics.queueDepth.set(this.queue.length);
       const end = this.metrics.syncDuration.startTimer();
       const started = performance.now();
       let result: SyncResult;
@@ -282,9 +311,12 @@ export class PetSetController {
           "synced",
         );
         this.queue.forget(key);
+        if (result.waiting) this.parked.add(key);
+        else this.parked.delete(key);
         if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
       } catch (err) {
         this.metrics.syncs.inc({ result: "error" });
+        this.parked.delete(key);
         if (isLeaseLost(err) || ctx.signal?.aborted) this.metrics.writesRefused.inc();
         const delay = this.queue.addRateLimited(key);
         this.opts.logger.warn(

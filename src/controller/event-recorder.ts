@@ -10,15 +10,10 @@
  * until the next Event after ten quiet minutes (issue 29's memory target).
  */
 import { randomBytes } from "node:crypto";
-import {
-  CoreV1Api,
-  type CoreV1Event,
-  type KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-} from "@kubernetes/client-node";
+import { CoreV1Api, type CoreV1Event, type KubeConfig, PatchStrategy } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
+import { metadataAnswer, metadataAnswerPatch } from "./metadata-answer.js";
 
 export interface EventTarget {
   apiVersion: string;
@@ -62,7 +57,7 @@ export function createEventRecorder(deps: {
               namespace: target.namespace,
               body: { count: seen.count, lastTimestamp: new Date(now).toISOString() },
             },
-            setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+            metadataAnswerPatch(PatchStrategy.MergePatch),
           );
           return;
         }
@@ -86,7 +81,7 @@ export function createEventRecorder(deps: {
           firstTimestamp: new Date(now),
           lastTimestamp: new Date(now),
         };
-        await api.createNamespacedEvent({ namespace: target.namespace, body });
+        await api.createNamespacedEvent({ namespace: target.namespace, body }, metadataAnswer());
         recent.remember(key, name, now);
       } catch (err) {
         recent.delete(key);

@@ -45,7 +45,11 @@ export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
 export interface ResourceCache<T extends KubernetesObject> extends ObjectCache<T> {
   readonly name: string;
-  onChange(cb: (obj: T, kind: "add" | "update" | "delete") => void): void;
+  /**
+   * Called after the cache took the event. `earlier`: the object's state before an update, in
+   * caches that keep indexes (`INDEXES`); undefined otherwise.
+   */
+  onChange(cb: (obj: T, kind: "add" | "update" | "delete", earlier: T | undefined) => void): void;
   /**
    * Objects of `namespace` labelled `petset.dev/petset=<petSet>` (indexed, not a scan). Each
    * cache keeps only the indexes something reads (`INDEXES`); another throws.
@@ -150,16 +154,23 @@ function startCache<T extends KubernetesObject>(
     failedSinceStart = true;
     restartLater(err, "watch failed");
   });
-  // First handler: the cache keeps what it trims (cache-trim.ts).
-  informer.on("add", trim);
-  informer.on("update", trim);
   const kept = INDEXES[name] ?? [];
   const indexes = new CacheIndexes<T>(kept.map((i) => KEYS[i]));
-  if (kept.length > 0) {
-    informer.on("add", (o) => indexes.put(o));
-    informer.on("update", (o) => indexes.put(o));
-    informer.on("delete", (o) => indexes.remove(o));
-  }
+  type Listener = (obj: T, kind: "add" | "update" | "delete", earlier: T | undefined) => void;
+  const listeners: Listener[] = [];
+  // One handler per kind: the cache keeps what it trims (cache-trim.ts), the indexes follow,
+  // then the listeners run, told the object's earlier state.
+  const changed = (kind: "add" | "update") => (o: T) => {
+    trim(o);
+    const earlier = indexes.put(o);
+    for (const l of listeners) l(o, kind, earlier);
+  };
+  informer.on("add", changed("add"));
+  informer.on("update", changed("update"));
+  informer.on("delete", (o) => {
+    indexes.remove(o);
+    for (const l of listeners) l(o, "delete", undefined);
+  });
   const lookup = (index: IndexName, ns: string, key: string): T[] => {
     const i = kept.indexOf(index);
     if (i < 0) throw new Error(`the ${name} cache keeps no ${index} index (informers.ts INDEXES)`);
@@ -175,9 +186,7 @@ function startCache<T extends KubernetesObject>(
     controlledBy: (ns, uid) => lookup("controlledBy", ns, uid),
     namedUnder: (ns, prefix) => lookup("namedUnder", ns, prefix),
     onChange(cb) {
-      informer.on("add", (o) => cb(o, "add"));
-      informer.on("update", (o) => cb(o, "update"));
-      informer.on("delete", (o) => cb(o, "delete"));
+      listeners.push(cb);
     },
     async stop() {
       stopped = true;

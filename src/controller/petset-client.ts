@@ -2,12 +2,13 @@
  * Writes to PetSets and PetSetVersions through client-node's CustomObjectsApi. Status and
  * spec writes carry the resourceVersion that was read (409 on a stale read).
  */
-import { CustomObjectsApi, type KubeConfig, PatchStrategy, setHeaderOptions } from "@kubernetes/client-node";
+import { CustomObjectsApi, type KubeConfig, PatchStrategy } from "@kubernetes/client-node";
 import { z } from "zod";
 import { GROUP, PETSET_PLURAL, VERSION, VERSION_PLURAL } from "../api/names.js";
 import type { PetSetStatus } from "../api/petset.js";
 import type { PetSetVersion, PetSetVersionStatus } from "../api/petset-version.js";
 import { isNotFound } from "./api-errors.js";
+import { metadataAnswer, metadataAnswerPatch } from "./metadata-answer.js";
 import type { WriteCounter } from "./write-counter.js";
 
 export interface StatusUpdater {
@@ -93,7 +94,8 @@ const FreshIdentitySchema = z.object({
   metadata: z.object({ uid: z.string(), deletionTimestamp: z.unknown().optional() }),
 });
 
-const merge = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+// Only the answers' metadata is read (metadata-answer.ts).
+const merge = metadataAnswerPatch(PatchStrategy.MergePatch);
 
 export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter) {
   const api = kubeConfig.makeApiClient(CustomObjectsApi);
@@ -122,21 +124,27 @@ export function createPetSetClient(kubeConfig: KubeConfig, writes: WriteCounter)
   const versions: VersionControl = {
     async create(version) {
       writes.count("create", "petsetversions");
-      await api.createNamespacedCustomObject({
-        ...psv,
-        namespace: version.metadata.namespace ?? "default",
-        body: version,
-      });
+      await api.createNamespacedCustomObject(
+        {
+          ...psv,
+          namespace: version.metadata.namespace ?? "default",
+          body: version,
+        },
+        metadataAnswer(),
+      );
     },
     async delete(namespace, name, uid, resourceVersion) {
       writes.count("delete", "petsetversions");
       try {
-        await api.deleteNamespacedCustomObject({
-          ...psv,
-          namespace,
-          name,
-          body: { preconditions: { uid, ...(resourceVersion ? { resourceVersion } : {}) } },
-        });
+        await api.deleteNamespacedCustomObject(
+          {
+            ...psv,
+            namespace,
+            name,
+            body: { preconditions: { uid, ...(resourceVersion ? { resourceVersion } : {}) } },
+          },
+          metadataAnswer(),
+        );
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }

@@ -7,11 +7,11 @@ import {
   CoreV1Api,
   type KubeConfig,
   PatchStrategy,
-  setHeaderOptions,
   type V1OwnerReference,
   type V1Pod,
 } from "@kubernetes/client-node";
 import { isNotFound } from "./api-errors.js";
+import { metadataAnswer, metadataAnswerPatch } from "./metadata-answer.js";
 import type { WriteCounter } from "./write-counter.js";
 
 export interface PodControl {
@@ -87,17 +87,20 @@ export function createPodControl(kubeConfig: KubeConfig, writes: WriteCounter): 
     },
     async create(namespace, pod) {
       writes.count("create", "pods");
-      const created = await api.createNamespacedPod({ namespace, body: pod });
+      const created = await api.createNamespacedPod({ namespace, body: pod }, metadataAnswer());
       return { uid: created.metadata?.uid };
     },
     async delete(namespace, name, uid, resourceVersion) {
       writes.count("delete", "pods");
       try {
-        await api.deleteNamespacedPod({
-          name,
-          namespace,
-          body: { preconditions: { uid, ...(resourceVersion ? { resourceVersion } : {}) } },
-        });
+        await api.deleteNamespacedPod(
+          {
+            name,
+            namespace,
+            body: { preconditions: { uid, ...(resourceVersion ? { resourceVersion } : {}) } },
+          },
+          metadataAnswer(),
+        );
         return { deleted: true };
       } catch (err) {
         if (!isNotFound(err)) throw err;
@@ -109,7 +112,7 @@ export function createPodControl(kubeConfig: KubeConfig, writes: WriteCounter): 
       const meta = (patch.metadata ?? {}) as Record<string, unknown>;
       await api.patchNamespacedPod(
         { name, namespace, body: { ...patch, metadata: { ...meta, resourceVersion } } },
-        setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+        metadataAnswerPatch(PatchStrategy.MergePatch),
       );
     },
     async patchImages(namespace, name, resourceVersion, images, meta) {
@@ -123,7 +126,7 @@ export function createPodControl(kubeConfig: KubeConfig, writes: WriteCounter): 
             spec: { containers: images.map((i) => ({ name: i.container, image: i.image })) },
           },
         },
-        setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch),
+        metadataAnswerPatch(PatchStrategy.StrategicMergePatch),
       );
     },
     async resize(namespace, name, resourceVersion, resources) {
@@ -137,7 +140,7 @@ export function createPodControl(kubeConfig: KubeConfig, writes: WriteCounter): 
       }));
       const pod = await api.patchNamespacedPodResize(
         { name, namespace, body: { metadata: { resourceVersion }, spec: { containers } } },
-        setHeaderOptions("Content-Type", PatchStrategy.StrategicMergePatch),
+        metadataAnswerPatch(PatchStrategy.StrategicMergePatch),
       );
       return { resourceVersion: pod.metadata?.resourceVersion ?? resourceVersion };
     },
@@ -146,7 +149,7 @@ export function createPodControl(kubeConfig: KubeConfig, writes: WriteCounter): 
       try {
         await api.patchNamespacedPod(
           { name, namespace, body: { metadata: { uid, resourceVersion, ownerReferences } } },
-          setHeaderOptions("Content-Type", PatchStrategy.MergePatch),
+          metadataAnswerPatch(PatchStrategy.MergePatch),
         );
       } catch (err) {
         if (!isNotFound(err)) throw err;

@@ -14,6 +14,10 @@
  * key pending (queued, or dirty while in flight) to a worker picking it up, on the injected
  * clock; later adds of a pending key and a move to the urgent lane keep the first time, and
  * the delay of `addAfter` is not counted (the key is added when it is due), as client-go's.
+ *
+ * `addSoon(key, ms)`: the key is added within `ms` unless a worker picks it up first; that
+ * sync reads the caches as they are then, newer than the event that asked, so the pending add
+ * is dropped (wake-policy.ts: events that cannot let a sync act sooner share the next one).
  */
 import type { Clock } from "../util/clock.js";
 
@@ -34,6 +38,8 @@ export class KeyQueue {
   private readonly dirtyWhileProcessing = new Set<string>();
   private readonly failures = new Map<string, number>();
   private readonly timers = new Map<string, { at: number; timer: NodeJS.Timeout }>();
+  /** Pending `addSoon`s, dropped when a worker picks the key up. */
+  private readonly soon = new Map<string, NodeJS.Timeout>();
   /** When each pending key was first added (clock ms), for observeWait. */
   private readonly addedAt = new Map<string, number>();
   private readonly waiters: ((key: string | undefined) => void)[] = [];
@@ -95,6 +101,24 @@ export class KeyQueue {
     this.timers.set(key, { at, timer });
   }
 
+  /**
+   * Adds the key after at most `delayMs`, unless a worker picks it up before (that sync sees
+   * what the caller saw). A key already queued, or with a pending `addSoon`, is left as it is.
+   */
+  addSoon(key: string, delayMs: number): void {
+    if (this.shuttingDown || this.queued.has(key) || this.soon.has(key)) return;
+    if (delayMs <= 0) {
+      this.add(key);
+      return;
+    }
+    const timer = setTimeout(() => {
+      this.soon.delete(key);
+      this.add(key);
+    }, delayMs);
+    timer.unref?.();
+    this.soon.set(key, timer);
+  }
+
   /** Re-queues a failed key with per-key exponential backoff; returns the delay used. */
   addRateLimited(key: string): number {
     const n = this.failures.get(key) ?? 0;
@@ -124,6 +148,11 @@ export class KeyQueue {
 
   private pickedUp(key: string): void {
     this.processing.add(key);
+    const soon = this.soon.get(key);
+    if (soon !== undefined) {
+      clearTimeout(soon);
+      this.soon.delete(key);
+    }
     const at = this.addedAt.get(key);
     this.addedAt.delete(key);
     if (at !== undefined) this.opts.observeWait?.(Math.max(0, this.opts.clock.now() - at) / 1000);
@@ -144,6 +173,8 @@ export class KeyQueue {
     this.shuttingDown = true;
     for (const { timer } of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    for (const timer of this.soon.values()) clearTimeout(timer);
+    this.soon.clear();
     this.addedAt.clear();
     for (const w of this.waiters.splice(0)) w(undefined);
   }

@@ -8,6 +8,9 @@
  * (a condition turning, a new observedGeneration or version, hooks, steps, which pets a
  * message names as broken) is written at once: the planner reads the stored message to warn
  * once per broken pet (planner/broken-pets.ts), so a held-back naming would warn twice.
+ *
+ * The limiter also remembers the resourceVersion each status write in flight was based on, so
+ * the PetSet event that echoes it is told apart (`takeEcho`, wake-policy.ts).
  */
 import { parseBrokenPets } from "../api/broken-pet-message.js";
 import type { Condition, PetSetStatus } from "../api/index.js";
@@ -58,6 +61,8 @@ export type StatusWriteDecision = { write: true } | { write: false; retryInMs: n
  */
 export class StatusWriteLimiter {
   private readonly lastWrite = new Map<string, number>();
+  /** PetSet key → the resourceVersion its status write in flight was based on. */
+  private readonly echoes = new Map<string, string>();
 
   constructor(readonly intervalMs = DEFAULT_STATUS_PROGRESS_INTERVAL_MS) {}
 
@@ -67,21 +72,44 @@ export class StatusWriteLimiter {
     previous: PetSetStatus | undefined,
     next: PetSetStatus,
   ): StatusWriteDecision {
-    if (this.intervalMs <= 0 || previous === undefined || !progressOnly(previous, next))
-      return { write: true };
+    if (this.intervalMs <= 0 || previous === undefined) return { write: true };
+    // The interval first: comparing the statuses is the dearer test, and moot once it ended.
     const last = this.lastWrite.get(key);
     if (last === undefined || now - last >= this.intervalMs) return { write: true };
+    if (!progressOnly(previous, next)) return { write: true };
     return { write: false, retryInMs: Math.max(1, last + this.intervalMs - now) };
   }
 
-  /** Call after a status write was sent. */
-  wrote(key: string, now: number): void {
+  /**
+   * Call when a status write is sent; `basedOn`: the resourceVersion it carries, so the
+   * PetSet's next event can be told as its echo (`takeEcho`).
+   */
+  wrote(key: string, now: number, basedOn?: string): void {
     this.lastWrite.set(key, now);
+    if (basedOn !== undefined) this.echoes.set(key, basedOn);
+  }
+
+  /** The write failed: no echo comes (a 409's newer PetSet is someone else's). */
+  noEcho(key: string): void {
+    this.echoes.delete(key);
+  }
+
+  /**
+   * True, once, for the first event of the PetSet at another resourceVersion than the last
+   * status write was based on: that write's echo (or a write that beat it, which the write's
+   * 409 then reports). wake-policy.ts lets it share the next sync.
+   */
+  takeEcho(key: string, resourceVersion: string | undefined): boolean {
+    const basedOn = this.echoes.get(key);
+    if (basedOn === undefined || basedOn === resourceVersion) return false;
+    this.echoes.delete(key);
+    return true;
   }
 
   /** The PetSet is gone. */
   forget(key: string): void {
     this.lastWrite.delete(key);
+    this.echoes.delete(key);
   }
 
   get size(): number {

@@ -30,7 +30,7 @@ export function awaitExpectations(ctx: SyncContext, key: string, namespace: stri
     "waiting for the caches to show earlier writes",
   );
   const untilExpiry = (check.expiresAt ?? now) - now;
-  return { requeueAfterMs: Math.max(1, Math.min(EXPECTATIONS_POLL_MS, untilExpiry)) };
+  return { requeueAfterMs: Math.max(1, Math.min(EXPECTATIONS_POLL_MS, untilExpiry)), waiting: true };
 }
 
 function cacheLookup(ctx: SyncContext, namespace: string): CacheLookup {

@@ -34,7 +34,7 @@ export async function writeStatus(
     const decision = ctx.statusWrites.decide(key, now, current, status);
     if (!decision.write) return decision.retryInMs;
   }
-  ctx.statusWrites?.wrote(key, now);
+  ctx.statusWrites?.wrote(key, now, petSet.metadata.resourceVersion);
   // Expected only once the API answered (as every step, executor.ts): a write lost on the
   // network (a reset, a timeout) may never have landed, and an expectation of it would
   // hold every later sync of this PetSet until the expectation timeout (30 s). If it did
@@ -56,6 +56,7 @@ export async function writeStatus(
     );
     changed();
   } catch (err) {
+    ctx.statusWrites?.noEcho(key);
     // A newer PetSet is in the cache already or soon: its event re-runs the sync.
     if (isConflict(err)) changed();
     else if (!isNotFound(err)) throw err;

@@ -107,6 +107,8 @@ export interface SyncContext {
 export interface SyncResult {
   /** Sync again after this long even without an event. */
   requeueAfterMs?: number;
+  /** Nothing was planned: the caches have not shown this controller's own writes yet. */
+  waiting?: boolean;
 }
 
 /** How soon to look again when the cache was behind the API (409, AlreadyExists). */

@@ -292,8 +292,9 @@ export async function handleResource(
     const opts = deleteOptions(q, parseBody(body, contentType));
     const r = deleteObject(store, def, ns, name, opts, ctx);
     // kube answers 202 only to the deprecated orphanDependents=false; a pending deletion is 200.
-    if (!r.deleted) return reply(opts.orphanDependents === false ? 202 : 200, r.object);
-    if (def.strategy.returnDeletedObject) return reply(200, r.object);
+    // The object answered is rendered as asked (kube: transformResponseObject), a Status is not.
+    if (!r.deleted) return reply(opts.orphanDependents === false ? 202 : 200, renderOne(r.object));
+    if (def.strategy.returnDeletedObject) return reply(200, renderOne(r.object));
     return reply(
       200,
       successStatus({ name, group: def.group, kind: def.resource, uid: r.object.metadata.uid ?? "" }),

@@ -95,11 +95,28 @@ describe("StatusWriteLimiter", () => {
     expect(off.decide("ns/a", 10_001, status(), progress)).toEqual({ write: true });
   });
 
+  it("tells the echo of a status write once: the first event at another resourceVersion than it was based on", () => {
+    const limiter = new StatusWriteLimiter(1_000);
+    expect(limiter.takeEcho("ns/a", "5")).toBe(false);
+    limiter.wrote("ns/a", 10_000, "5");
+    // An event of the state the write was based on (a relist) is not its echo.
+    expect(limiter.takeEcho("ns/a", "5")).toBe(false);
+    expect(limiter.takeEcho("ns/b", "6")).toBe(false);
+    expect(limiter.takeEcho("ns/a", "6")).toBe(true);
+    // Only once: the next event is someone else's.
+    expect(limiter.takeEcho("ns/a", "7")).toBe(false);
+    // A write that failed has no echo.
+    limiter.wrote("ns/a", 11_000, "7");
+    limiter.noEcho("ns/a");
+    expect(limiter.takeEcho("ns/a", "8")).toBe(false);
+  });
+
   it("forgets a deleted PetSet", () => {
     const limiter = new StatusWriteLimiter(1_000);
-    limiter.wrote("ns/a", 1);
+    limiter.wrote("ns/a", 1, "3");
     limiter.forget("ns/a");
     expect(limiter.size).toBe(0);
+    expect(limiter.takeEcho("ns/a", "4")).toBe(false);
   });
 });
 
