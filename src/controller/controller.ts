@@ -178,7 +178,7 @@ export class PetSetController {
       const unseen = kind !== "delete" && specUnseen(o);
       // The echo of this controller's own status write shares the next sync (wake-policy.ts).
       const ownEcho = kind === "update" && this.statusWrites.takeEcho(key, o.metadata?.resourceVersion);
-      if (!this.parked.has(key) && petSetEventWake(kind, unseen, ownEcho) === "soon") {
+      if (this.running && !this.parked.has(key) && petSetEventWake(kind, unseen, ownEcho) === "soon") {
         this.queue.addSoon(key, SOON_MS);
         return;
       }
@@ -201,15 +201,19 @@ export class PetSetController {
         const key = `${namespace}/${owner}`;
         if (name) this.expectations.observed(key, resource, name);
         // wake-policy.ts: an event that cannot let the plan act sooner shares the next sync,
-        // unless the last sync waited for the caches (it is owed a prompt retry).
-        if (wake !== undefined && !this.parked.has(key) && wake(o, kind, earlier) === "soon")
+        // unless the last sync waited for the caches (it is owed a prompt retry). Before the
+        // workers run (a cold start's list) every key is queued once anyway: no timers.
+        if (wake !== undefined && this.running && !this.parked.has(key) && wake(o, kind, earlier) === "soon")
           this.queue.addSoon(key, SOON_MS);
         else this.enqueue(namespace, owner);
       };
     caches.versions.onChange(observeThenEnqueue("petsetversions"));
     caches.pods.onChange(
       observeThenEnqueue<V1Pod>("pods", (pod, kind, earlier) =>
-        kind === "delete" ? "now" : podEventWake(kind, earlier && cachedPodView(earlier), cachedPodView(pod)),
+        // Views only for an update: the rules for an add or a delete read none.
+        kind === "update"
+          ? podEventWake(kind, earlier && cachedPodView(earlier), cachedPodView(pod))
+          : podEventWake(kind, undefined, undefined),
       ),
     );
     caches.claims.onChange(observeThenEnqueue("persistentvolumeclaims"));

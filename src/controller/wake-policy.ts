@@ -44,10 +44,15 @@ export type Wake = "now" | "soon";
 
 export type CacheEventKind = "add" | "update" | "delete";
 
-export function podEventWake(kind: CacheEventKind, earlier: PodView | undefined, pod: PodView): Wake {
+/** `earlier`, `pod`: the planner's views before and after; an add or a delete needs neither. */
+export function podEventWake(
+  kind: CacheEventKind,
+  earlier: PodView | undefined,
+  pod: PodView | undefined,
+): Wake {
   if (kind === "delete") return "now";
   if (kind === "add") return "soon";
-  if (earlier === undefined || earlier.uid !== pod.uid) return "now";
+  if (earlier === undefined || pod === undefined || earlier.uid !== pod.uid) return "now";
   // Terminating (just now or before): only its DELETED frees anything.
   if (pod.deletionTimestamp !== undefined) return "soon";
   if (
