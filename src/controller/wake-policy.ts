@@ -2,8 +2,8 @@
  * Wake policy: which pod events sync their PetSet at once and which may share the next sync.
  * Every event of a pet's pod woke a sync of the whole set (issue 29: ~8 syncs per pet in a
  * rollout, a third of the controller's CPU), though most of them cannot let the plan do
- * anything it could not do before: a pod that appears, is bound to a node, starts running
- * not Ready, or, once terminating, reports its containers stopping. Those events ("soon") wake
+ * anything it could not do before: a pod that appears, is bound to a node, starts terminating
+ * or, once terminating, reports its containers stopping. Those events ("soon") wake
  * the sync within a short delay (`SOON_MS`) unless another sync of the PetSet starts first;
  * that sync reads the caches as they are then, so the event is seen either way.
  *
@@ -16,8 +16,8 @@
  *    acted on an in-place update or resize), its resize conditions, a label or an annotation
  *    other than the announced target version (a user's request, a relabel), or its uid
  *    (another incarnation); and any event for which the view before is unknown.
- *  - soon: a pod that appears (created: it is not Ready yet; the controller's own create
- *    waits in expectations, which the caller treats apart), a pod that starts terminating
+ *  - soon: a pod that appears (created: it is not Ready yet; a sync waiting for the
+ *    controller's own create to show is woken at once, see below), a pod that starts terminating
  *    (never unblocks a step: a terminating pod counts as unavailable and holds its pet's
  *    name), any change of a pod that was terminating already (only its DELETED frees
  *    anything), and anything else (binding, IPs, conditions other than Ready, the
