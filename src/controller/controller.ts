@@ -31,7 +31,14 @@ import { KeyQueue } from "./queue.js";
 import { DEFAULT_STATUS_PROGRESS_INTERVAL_MS, StatusWriteLimiter } from "./status-coalescing.js";
 import { type StorageClassWatch, watchStorageClasses } from "./storage-class-watch.js";
 import { type SyncContext, type SyncResult, syncPetSet } from "./sync.js";
-import { type CacheEventKind, petSetEventWake, podEventWake, SOON_MS, type Wake } from "./wake-policy.js";
+import {
+  type CacheEventKind,
+  petSetEventWake,
+  podEventWake,
+  SOON_MS,
+  type Wake,
+  wakeGiven,
+} from "./wake-policy.js";
 
 export interface ControllerOptions {
   kubeConfig: KubeConfig;
@@ -178,7 +185,8 @@ export class PetSetController {
       const unseen = kind !== "delete" && specUnseen(o);
       // The echo of this controller's own status write shares the next sync (wake-policy.ts).
       const ownEcho = kind === "update" && this.statusWrites.takeEcho(key, o.metadata?.resourceVersion);
-      if (this.running && !this.parked.has(key) && petSetEventWake(kind, unseen, ownEcho) === "soon") {
+      const state = { running: this.running, parked: this.parked.has(key) };
+      if (wakeGiven(state, () => petSetEventWake(kind, unseen, ownEcho)) === "soon") {
         this.queue.addSoon(key, SOON_MS);
         return;
       }
@@ -200,10 +208,9 @@ export class PetSetController {
         if (!namespace || !owner) return;
         const key = `${namespace}/${owner}`;
         if (name) this.expectations.observed(key, resource, name);
-        // wake-policy.ts: an event that cannot let the plan act sooner shares the next sync,
-        // unless the last sync waited for the caches (it is owed a prompt retry). Before the
-        // workers run (a cold start's list) every key is queued once anyway: no timers.
-        if (wake !== undefined && this.running && !this.parked.has(key) && wake(o, kind, earlier) === "soon")
+        // wake-policy.ts: an event that cannot let the plan act sooner shares the next sync.
+        const state = { running: this.running, parked: this.parked.has(key) };
+        if (wake !== undefined && wakeGiven(state, () => wake(o, kind, earlier)) === "soon")
           this.queue.addSoon(key, SOON_MS);
         else this.enqueue(namespace, owner);
       };

@@ -90,6 +90,15 @@ function sameRecord(
   return n === m;
 }
 
+/**
+ * The caller's side of the rules: before the workers run (a cold start's list queues every key
+ * once anyway) and while the PetSet's last sync waited for its expectations, every event wakes
+ * at once; otherwise the event's own rule (`wake`, asked only then) decides.
+ */
+export function wakeGiven(state: { running: boolean; parked: boolean }, wake: () => Wake): Wake {
+  return state.running && !state.parked ? wake() : "now";
+}
+
 /** `specUnseen`: generation differs from status.observedGeneration; `ownEcho`: see the header. */
 export function petSetEventWake(kind: CacheEventKind, specUnseen: boolean, ownEcho: boolean): Wake {
   return kind === "update" && !specUnseen && ownEcho ? "soon" : "now";

@@ -1,4 +1,4 @@
-import { describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { KeyQueue } from "../../../src/controller/queue.js";
 import { systemClock } from "../../../src/util/clock.js";
 
@@ -114,69 +114,56 @@ describe("KeyQueue latency (petset_queue_duration_seconds)", () => {
 });
 
 describe("KeyQueue addSoon (wake-policy.ts)", () => {
-  it("adds the key after the delay when nothing picks it up first", async () => {
+  beforeEach(() => {
     vi.useFakeTimers();
-    try {
-      const queue = new KeyQueue({ clock: systemClock });
-      queue.addSoon("ns/a", 200);
-      expect(queue.length).toBe(0);
-      vi.advanceTimersByTime(199);
-      expect(queue.length).toBe(0);
-      vi.advanceTimersByTime(1);
-      expect(queue.length).toBe(1);
-      expect(await queue.get()).toBe("ns/a");
-    } finally {
-      vi.useRealTimers();
-    }
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("adds the key after the delay when nothing picks it up first", async () => {
+    const queue = new KeyQueue({ clock: systemClock });
+    queue.addSoon("ns/a", 200);
+    expect(queue.length).toBe(0);
+    vi.advanceTimersByTime(199);
+    expect(queue.length).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(queue.length).toBe(1);
+    expect(await queue.get()).toBe("ns/a");
   });
 
   it("a sync that starts first takes the pending add along: no second sync", async () => {
-    vi.useFakeTimers();
-    try {
-      const queue = new KeyQueue({ clock: systemClock });
-      queue.addSoon("ns/a", 200);
-      queue.add("ns/a");
-      expect(await queue.get()).toBe("ns/a");
-      queue.done("ns/a");
-      vi.advanceTimersByTime(1_000);
-      expect(queue.length).toBe(0);
-    } finally {
-      vi.useRealTimers();
-    }
+    const queue = new KeyQueue({ clock: systemClock });
+    queue.addSoon("ns/a", 200);
+    queue.add("ns/a");
+    expect(await queue.get()).toBe("ns/a");
+    queue.done("ns/a");
+    vi.advanceTimersByTime(1_000);
+    expect(queue.length).toBe(0);
   });
 
   it("an event during a sync still gets a sync after it (the running one may have read the cache before)", async () => {
-    vi.useFakeTimers();
-    try {
-      const queue = new KeyQueue({ clock: systemClock });
-      queue.add("ns/a");
-      expect(await queue.get()).toBe("ns/a");
-      queue.addSoon("ns/a", 200);
-      queue.done("ns/a");
-      expect(queue.length).toBe(0);
-      vi.advanceTimersByTime(200);
-      expect(queue.length).toBe(1);
-    } finally {
-      vi.useRealTimers();
-    }
+    const queue = new KeyQueue({ clock: systemClock });
+    queue.add("ns/a");
+    expect(await queue.get()).toBe("ns/a");
+    queue.addSoon("ns/a", 200);
+    queue.done("ns/a");
+    expect(queue.length).toBe(0);
+    vi.advanceTimersByTime(200);
+    expect(queue.length).toBe(1);
   });
 
   it("a pending addSoon stays as it is (the delay is one constant), and a queued key is not queued twice", () => {
-    vi.useFakeTimers();
-    try {
-      const queue = new KeyQueue({ clock: systemClock });
-      queue.addSoon("ns/a", 100);
-      queue.addSoon("ns/a", 50);
-      vi.advanceTimersByTime(60);
-      expect(queue.length).toBe(0);
-      vi.advanceTimersByTime(40);
-      expect(queue.length).toBe(1);
-      queue.addSoon("ns/a", 10);
-      vi.advanceTimersByTime(100);
-      expect(queue.length).toBe(1);
-      queue.shutDown();
-    } finally {
-      vi.useRealTimers();
-    }
+    const queue = new KeyQueue({ clock: systemClock });
+    queue.addSoon("ns/a", 100);
+    queue.addSoon("ns/a", 50);
+    vi.advanceTimersByTime(60);
+    expect(queue.length).toBe(0);
+    vi.advanceTimersByTime(40);
+    expect(queue.length).toBe(1);
+    queue.addSoon("ns/a", 10);
+    vi.advanceTimersByTime(100);
+    expect(queue.length).toBe(1);
+    queue.shutDown();
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Annotations, Labels } from "../../../src/api/index.js";
 import type { PodView } from "../../../src/controller/planner/views.js";
-import { podEventWake } from "../../../src/controller/wake-policy.js";
+import { petSetEventWake, podEventWake, wakeGiven } from "../../../src/controller/wake-policy.js";
 import { makePod, makeVersion } from "./planner/fixtures.js";
 
 const v1 = makeVersion(1, "nginx:1.26");
@@ -98,5 +98,27 @@ describe("podEventWake: which pod events sync their PetSet at once (wake-policy.
     expect(podEventWake("update", pending, running)).toBe("now");
     // The same containers reported again on a not-Ready pod, phase unchanged: soon.
     expect(podEventWake("update", running, later(running, { nodeName: "n" }))).toBe("soon");
+  });
+});
+
+describe("petSetEventWake and wakeGiven: the PetSet's echo, and the caller's overrides", () => {
+  it("only the echo of the controller's own status write waits, never a spec it has not seen", () => {
+    expect(petSetEventWake("update", false, true)).toBe("soon");
+    expect(petSetEventWake("update", true, true)).toBe("now");
+    expect(petSetEventWake("update", false, false)).toBe("now");
+    expect(petSetEventWake("delete", false, true)).toBe("now");
+  });
+
+  it("wakes at once before the workers run and while the last sync waited for its expectations", () => {
+    const asked: string[] = [];
+    const soon = () => {
+      asked.push("rule");
+      return "soon" as const;
+    };
+    expect(wakeGiven({ running: true, parked: false }, soon)).toBe("soon");
+    expect(wakeGiven({ running: true, parked: true }, soon)).toBe("now");
+    expect(wakeGiven({ running: false, parked: false }, soon)).toBe("now");
+    // The rule (which builds pod views) is asked only when it decides.
+    expect(asked).toEqual(["rule"]);
   });
 });
