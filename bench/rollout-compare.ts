@@ -38,6 +38,8 @@ interface RunResult {
   kubeletSeconds: number;
   /** petset only: syncs the controller ran over the rollout (petset_syncs_total). */
   syncs?: number;
+  /** petset only: watch events its caches took over the rollout, by resource (petset_watch_events_total). */
+  watchEvents?: Record<string, number>;
 }
 
 function manifest(kind: Kind, pets: number, maxUnavailable: number, image: string) {
@@ -87,7 +89,8 @@ async function oneRun(
     await cluster.http.json("POST", base, manifest(kind, pets, maxUnavailable, FROM));
     await secondsUntilSettled(cluster, path, pets, { perPetMs: 5_000, pollMs: 50 });
     const from = Date.now();
-    const syncs0 = kind === "petset" ? metricIn(await petset.metricsText(), "petset_syncs_total") : 0;
+    const before = kind === "petset" ? await petset.metricsText() : "";
+    const syncs0 = metricIn(before, "petset_syncs_total");
     const cpu0 = readProc(pid).cpuSeconds;
     const windowStart = monotonicMicros();
     const sampler = new ProcSampler(pid).start();
@@ -97,8 +100,9 @@ async function oneRun(
     if (ctx.controllerCpuProfDir !== undefined && kind === "petset")
       recordProfileWindow(ctx.controllerCpuProfDir, `${kind} maxUnavailable ${maxUnavailable}`, windowStart);
     const cpuSeconds = readProc(pid).cpuSeconds - cpu0;
-    const syncs =
-      kind === "petset" ? metricIn(await petset.metricsText(), "petset_syncs_total") - syncs0 : undefined;
+    const after = kind === "petset" ? await petset.metricsText() : undefined;
+    const syncs = after !== undefined ? metricIn(after, "petset_syncs_total") - syncs0 : undefined;
+    const watchEvents = after !== undefined ? watchEventsBetween(before, after) : undefined;
     // Writes that land after the status said "done" (a last status write) count too.
     await new Promise((r) => setTimeout(r, 2_000));
     const all = await auditWrites(clusterDir, ns, from, Date.now());
@@ -111,6 +115,7 @@ async function oneRun(
       cpuSeconds,
       kubeletSeconds: kubeletSeconds(all, user),
       ...(syncs !== undefined ? { syncs } : {}),
+      ...(watchEvents !== undefined ? { watchEvents } : {}),
     };
     ctx.log(
       `${kind} maxUnavailable ${maxUnavailable}: ${wallSeconds.toFixed(1)} s, ${r.writes} writes (${(r.writes / pets).toFixed(2)}/pet), cpu ${cpuSeconds.toFixed(2)} s`,
@@ -119,6 +124,24 @@ async function oneRun(
   } finally {
     await namespaceGone(cluster, ns);
   }
+}
+
+/** petset_watch_events_total between two scrapes, by resource. */
+function watchEventsBetween(before: string, after: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const resource of [
+    "pods",
+    "petsets",
+    "petsetversions",
+    "persistentvolumeclaims",
+    "nodes",
+    "storageclasses",
+  ]) {
+    const name = `petset_watch_events_total\\{resource="${resource}"[^}]*\\}`;
+    const n = metricIn(after, name) - metricIn(before, name);
+    if (n > 0) out[resource] = n;
+  }
+  return out;
 }
 
 function median(xs: number[]): number {
@@ -163,6 +186,16 @@ function summarize(runs: RunResult[], pets: number, maxUnavailable: number) {
       "ms/pet",
     ),
     writesByKindLastRun: runs.at(-1)?.writesByKind ?? {},
+    ...(runs.at(-1)?.watchEvents !== undefined
+      ? {
+          watchEventsPerPetLastRun: Object.fromEntries(
+            Object.entries(runs.at(-1)?.watchEvents ?? {}).map(([k, v]) => [
+              k,
+              Math.round((v / pets) * 100) / 100,
+            ]),
+          ),
+        }
+      : {}),
     ...(runs.every((r) => r.syncs !== undefined)
       ? {
           syncsPerPet: summary(

@@ -18,7 +18,7 @@ import { CrdsTooOld, checkCrdCompat, readInstalledCrds, readUntilAnswered } from
 import { createEventRecorder } from "./event-recorder.js";
 import { ExpectationStore, type ExpectedResource } from "./expectations.js";
 import { HookRunner } from "./hooks/runner.js";
-import { type ControllerCaches, startControllerCaches } from "./informers.js";
+import { type ControllerCaches, type ResourceCache, startControllerCaches } from "./informers.js";
 import { type LeaderElector, startLeaderElection } from "./leader-election.js";
 import { fencedKubeConfig, isLeaseLost, type LeaseGuard, unfencedGuard } from "./lease-guard.js";
 import { type ControllerMetrics, createMetrics } from "./metrics.js";
@@ -177,6 +177,17 @@ export class PetSetController {
         : {}),
     });
     this.caches = caches;
+    this.metrics.readWatchEvents(() =>
+      Object.values(caches).flatMap((c: ResourceCache<KubernetesObject> | undefined) =>
+        c === undefined
+          ? []
+          : (["add", "update", "delete"] as const).map((type) => ({
+              resource: c.name,
+              type,
+              count: c.eventCounts[type],
+            })),
+      ),
+    );
     const enqueueOwner = (o: KubernetesObject) =>
       this.enqueue(o.metadata?.namespace, o.metadata?.labels?.[Labels.petSet] ?? ownerName(o));
     caches.petSets.onChange((o, kind) => {

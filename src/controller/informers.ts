@@ -61,6 +61,8 @@ export interface ResourceCache<T extends KubernetesObject> extends ObjectCache<T
   namedUnder(namespace: string, prefix: string): readonly T[];
   /** Resolves once the first list has been loaded. */
   readonly synced: Promise<void>;
+  /** Events taken since the start, by type (listed objects count as adds). */
+  readonly eventCounts: Readonly<Record<"add" | "update" | "delete", number>>;
   stop(): Promise<void>;
 }
 
@@ -158,9 +160,11 @@ function startCache<T extends KubernetesObject>(
   const indexes = new CacheIndexes<T>(kept.map((i) => KEYS[i]));
   type Listener = (obj: T, kind: "add" | "update" | "delete", earlier: T | undefined) => void;
   const listeners: Listener[] = [];
+  const eventCounts = { add: 0, update: 0, delete: 0 };
   // One handler per kind: the cache keeps what it trims (cache-trim.ts), the indexes follow,
   // then the listeners run, told the object's earlier state.
   const changed = (kind: "add" | "update") => (o: T) => {
+    eventCounts[kind]++;
     trim(o);
     const earlier = indexes.put(o);
     for (const l of listeners) l(o, kind, earlier);
@@ -168,6 +172,7 @@ function startCache<T extends KubernetesObject>(
   informer.on("add", changed("add"));
   informer.on("update", changed("update"));
   informer.on("delete", (o) => {
+    eventCounts.delete++;
     indexes.remove(o);
     for (const l of listeners) l(o, "delete", undefined);
   });
@@ -180,6 +185,7 @@ function startCache<T extends KubernetesObject>(
   return {
     name,
     synced,
+    eventCounts,
     get: (n, ns) => informer.get(n, ns),
     list: (ns) => informer.list(ns),
     ofPetSet: (ns, petSet) => lookup("ofPetSet", ns, petSet),

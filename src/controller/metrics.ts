@@ -16,6 +16,10 @@ export interface ControllerMetrics {
   /** Where `queueDepth` reads from: the controller's queue once it exists. */
   readQueueDepth(read: () => number): void;
   queueDuration: Histogram;
+  /** Watch events the caches took, by resource and type; read when scraped. */
+  watchEvents: Counter<"resource" | "type">;
+  /** Where `watchEvents` reads from: the caches' own counts once they exist. */
+  readWatchEvents(read: () => readonly WatchEventCount[]): void;
   /** petset_versions, petset_pods, petset_condition, petset_pets_on_lost_nodes (petset-gauges.ts). */
   petSets: PetSetGauges;
   apiWrites: Counter<"verb" | "resource">;
@@ -25,6 +29,12 @@ export interface ControllerMetrics {
   writesRefused: Counter;
   hookRuns: Counter<"hook" | "handler" | "result">;
   hookRunDuration: Histogram<"hook" | "handler">;
+}
+
+export interface WatchEventCount {
+  resource: string;
+  type: "add" | "update" | "delete";
+  count: number;
 }
 
 /**
@@ -38,6 +48,7 @@ export function createMetrics(): ControllerMetrics {
   const registry = new Registry();
   const opts = { registers: [registry] };
   let queueLength: () => number = () => 0;
+  let watchCounts: () => readonly WatchEventCount[] = () => [];
   return {
     registry,
     syncs: new Counter({
@@ -69,6 +80,19 @@ export function createMetrics(): ControllerMetrics {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 60],
       ...opts,
     }),
+    watchEvents: new Counter({
+      name: "petset_watch_events_total",
+      help: "Watch events (add, update, delete) the controller's caches took, by resource",
+      labelNames: ["resource", "type"],
+      collect() {
+        this.reset();
+        for (const c of watchCounts()) this.inc({ resource: c.resource, type: c.type }, c.count);
+      },
+      ...opts,
+    }),
+    readWatchEvents(read) {
+      watchCounts = read;
+    },
     petSets: new PetSetGauges(registry),
     apiWrites: new Counter({
       name: "petset_api_writes_total",

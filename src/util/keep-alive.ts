@@ -4,7 +4,7 @@
  * (a fresh secure context, parsing the CA) on both ends. The controller, the simulated kubelet
  * and the tests make thousands of requests; `pooledKubeConfig` and `KeepAliveAgents` reuse
  * connections instead. `makeApiClientWith` is the hook: a client whose every request passes
- * through `pre` just before it is sent.
+ * through `pre` just before it is sent, on http-library.ts rather than node-fetch.
  */
 import { Agent as HttpAgent } from "node:http";
 import { Agent as HttpsAgent } from "node:https";
@@ -16,6 +16,7 @@ import {
   type ResponseContext,
   ServerConfiguration,
 } from "@kubernetes/client-node";
+import { nodeHttpLibrary } from "./http-library.js";
 
 /** What this file needs of an http(s) agent: its options and its connection factory. */
 export interface ConnectingAgent {
@@ -35,6 +36,7 @@ export function makeApiClientWith<T>(
   if (!cluster) throw new Error("kubeconfig: no current cluster");
   const config = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
+    httpApi: nodeHttpLibrary(),
     authMethods: { default: kubeConfig },
     promiseMiddleware: [
       {

@@ -73,11 +73,16 @@ const until = (what: string, name: string, expected: string[]) =>
     WAIT_MS,
   );
 
-describe("controller /metrics", () => {
-  it("reports petset_leader 1 without leader election", async () => {
-    expect(await scrape("petset_leader")).toEqual(["petset_leader 1"]);
-  });
+/** petset_watch_events_total of one resource and type (0 before the first event). */
+async function watchEvents(resource: string, type: string): Promise<number> {
+  const res = await fetch(url);
+  const line = (await res.text())
+    .split("\n")
+    .find((l) => l.startsWith(`petset_watch_events_total{resource="${resource}",type="${type}"} `));
+  return line === undefined ? 0 : Number(line.split(" ")[1]);
+}
 
+describe("controller /metrics", () => {
   it(
     "petset_pods drops a version without pods and a deleted PetSet",
     async () => {
@@ -103,4 +108,43 @@ describe("controller /metrics", () => {
     },
     TEST_MS,
   );
+
+  // Last: the PetSet it creates would show in the petset_pods series the test above expects.
+  it(
+    "petset_watch_events_total counts what the caches took: the pods, PetSet and version of a new PetSet",
+    async () => {
+      const before = {
+        pods: await watchEvents("pods", "add"),
+        podUpdates: await watchEvents("pods", "update"),
+        petSets: await watchEvents("petsets", "add"),
+        versions: await watchEvents("petsetversions", "add"),
+      };
+      await createPetSet(env, petSetManifest("counted", { replicas: 2 }));
+      await waitRolledOut(env, "counted", 1);
+      await eventually(
+        "the new PetSet's events counted",
+        async () => {
+          const now = {
+            pods: await watchEvents("pods", "add"),
+            podUpdates: await watchEvents("pods", "update"),
+            petSets: await watchEvents("petsets", "add"),
+            versions: await watchEvents("petsetversions", "add"),
+          };
+          // Two pods created, each then bound and made Ready; one PetSet; its first version.
+          return now.pods - before.pods >= 2 &&
+            now.podUpdates - before.podUpdates >= 2 &&
+            now.petSets - before.petSets >= 1 &&
+            now.versions - before.versions >= 1
+            ? now
+            : undefined;
+        },
+        WAIT_MS,
+      );
+    },
+    TEST_MS,
+  );
+
+  it("reports petset_leader 1 without leader election", async () => {
+    expect(await scrape("petset_leader")).toEqual(["petset_leader 1"]);
+  });
 });

@@ -254,6 +254,8 @@ function answeredBeforeLoss(record: HookRecord, node: NodeView | undefined): boo
 
 /** Nodes Ready again, or lost again since the fence's answer: their fences are retired (see the header). */
 function retireFencesOfNodesBack(ctx: PlanContext, nodes: ReadonlyMap<string, NodeView>): void {
+  // No hook record at all (the common case): no fence to retire, no id to build per pod.
+  if (ctx.hooks.records.size === 0) return;
   const iso = new Date(ctx.input.now).toISOString();
   for (const pod of ctx.podsByOrdinal.values()) {
     if (pod.nodeName === undefined) continue;

@@ -12,6 +12,8 @@ export class FakeCache<T extends KubernetesObject> implements ResourceCache<T> {
   /** What the API server has. */
   private readonly truth = new Map<string, T>();
   readonly synced = Promise.resolve();
+  /** Not counted: nothing in the fake world reads it. */
+  readonly eventCounts = { add: 0, update: 0, delete: 0 };
   /** While held, writes wait in `lag` (a watch that is behind); release() delivers them. */
   private held: boolean | string = false;
   private readonly lag: (() => void)[] = [];
