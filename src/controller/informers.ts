@@ -16,7 +16,8 @@ import {
   type KubeConfig,
   type KubernetesListObject,
   type KubernetesObject,
-  makeInformer,
+  type ListPromise,
+  ListWatch,
   type ObjectCache,
   StorageV1Api,
   type V1Node,
@@ -40,6 +41,7 @@ import {
 import { makeApiClientWith } from "./lease-guard.js";
 import { LIST_PAGE_SIZE, listInPages, type PageFetcher, pageQuery } from "./paged-list.js";
 import { parsedInPlace, parsePetSetInPlace, parseVersionInPlace } from "./parsed-cache.js";
+import { StreamWatch } from "./watch-transport.js";
 
 export type Watched<T extends KubernetesObject> = Informer<T> & ObjectCache<T>;
 
@@ -77,13 +79,28 @@ export interface CacheOptions {
 
 export const DEFAULT_CACHE_REQUEST_TIMEOUT_MS = 30_000;
 
-/** `kubeConfig` for watches whose connection gives up when no headers came within `ms`. */
-function watchKubeConfig(kubeConfig: KubeConfig, ms: number): KubeConfig {
-  const bounded = Object.create(kubeConfig) as KubeConfig;
-  // node-fetch's `timeout` runs until the response headers only, so a live watch is not cut.
-  bounded.applyToFetchOptions = async (o) =>
-    Object.assign(await kubeConfig.applyToFetchOptions(o), { timeout: ms });
-  return bounded;
+/**
+ * What informers watch through: client-node's `ListWatch` over `StreamWatch`
+ * (watch-transport.ts), whose connection gives up when no headers came within `ms`.
+ */
+interface WatchSource {
+  kubeConfig: KubeConfig;
+  headersTimeoutMs: number;
+}
+
+function watchSource(kubeConfig: KubeConfig, ms: number): WatchSource {
+  return { kubeConfig, headersTimeoutMs: ms };
+}
+
+/** client-node's `makeInformer`, on `StreamWatch` instead of its node-fetch `Watch`. */
+function makeInformer<T extends KubernetesObject>(
+  source: WatchSource,
+  path: string,
+  list: ListPromise<T>,
+  labelSelector?: string,
+): Watched<T> {
+  const watch = new StreamWatch(source.kubeConfig, source.headersTimeoutMs);
+  return new ListWatch<T>(path, watch, list, false, labelSelector);
 }
 
 function listApi<T>(opts: CacheOptions, apiClass: new (config: Configuration) => T): T {
@@ -234,7 +251,7 @@ export function trimVersion(obj: KubernetesObject): void {
 
 function customInformer(
   opts: CacheOptions,
-  watchConfig: KubeConfig,
+  watchConfig: WatchSource,
   plural: string,
 ): Watched<KubernetesObject> {
   const api = listApi(opts, CustomObjectsApi);
@@ -266,10 +283,7 @@ export interface ControllerCaches {
 /** Starts the four caches the controller reads. Pods and claims are limited to petset's own. */
 export function startControllerCaches(opts: CacheOptions): ControllerCaches {
   const core = listApi(opts, CoreV1Api);
-  const watchConfig = watchKubeConfig(
-    opts.kubeConfig,
-    opts.requestTimeoutMs ?? DEFAULT_CACHE_REQUEST_TIMEOUT_MS,
-  );
+  const watchConfig = watchSource(opts.kubeConfig, opts.requestTimeoutMs ?? DEFAULT_CACHE_REQUEST_TIMEOUT_MS);
   const ns = opts.namespace;
   const selector = Labels.petSet;
   const scoped = (resource: string) => (ns ? `/api/v1/namespaces/${ns}/${resource}` : `/api/v1/${resource}`);
@@ -326,7 +340,7 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
 }
 
 /** Every StorageClass (cluster-scoped): claim growth reads allowVolumeExpansion (claim-updates.ts). */
-function storageClassInformer(opts: CacheOptions, watchConfig: KubeConfig): Watched<V1StorageClass> {
+function storageClassInformer(opts: CacheOptions, watchConfig: WatchSource): Watched<V1StorageClass> {
   const storage = listApi(opts, StorageV1Api);
   return makeInformer<V1StorageClass>(watchConfig, "/apis/storage.k8s.io/v1/storageclasses", () =>
     listInPages<V1StorageClass>(
@@ -338,7 +352,7 @@ function storageClassInformer(opts: CacheOptions, watchConfig: KubeConfig): Watc
 }
 
 /** Every node (cluster-scoped), trimmed to what lost-node decisions read (cache-trim.ts). */
-function nodeInformer(opts: CacheOptions, watchConfig: KubeConfig): Watched<V1Node> {
+function nodeInformer(opts: CacheOptions, watchConfig: WatchSource): Watched<V1Node> {
   const core = listApi(opts, CoreV1Api);
   return makeInformer<V1Node>(watchConfig, "/api/v1/nodes", () =>
     listInPages<V1Node>((limit, token) => core.listNode(pageQuery(limit, token)), LIST_PAGE_SIZE, trimNode),
