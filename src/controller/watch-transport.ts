@@ -44,6 +44,21 @@ export class LineSplitter {
   }
 }
 
+/** The request headers client-node's `applyToFetchOptions` gives (node-fetch Headers), as a record. */
+function headerRecord(h: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (h === undefined || h === null) return out;
+  const iterable = h as { forEach?: (cb: (value: string, name: string) => void) => void };
+  if (typeof iterable.forEach === "function" && !Array.isArray(h)) {
+    iterable.forEach((value, name) => {
+      out[name] = value;
+    });
+    return out;
+  }
+  for (const [k, v] of Object.entries(h as Record<string, unknown>)) if (typeof v === "string") out[k] = v;
+  return out;
+}
+
 export class StreamWatch extends Watch {
   constructor(
     private readonly kubeConfig: KubeConfig,
@@ -74,8 +89,7 @@ export class StreamWatch extends Watch {
     };
     try {
       const init = await this.kubeConfig.applyToFetchOptions({});
-      const headers: Record<string, string> = {};
-      for (const [k, v] of init.headers as unknown as Iterable<[string, string]>) headers[k] = v;
+      const headers = headerRecord(init.headers);
       const send = url.protocol === "https:" ? httpsRequest : httpRequest;
       const req = send(url, {
         method: "GET",

@@ -14,11 +14,13 @@ let port = 0;
 /** How the server answers the next watch: given the response, writes what the test needs. */
 let answer: (res: ServerResponse, url: URL) => void = (res) => res.end();
 const urls: URL[] = [];
+const auths: (string | undefined)[] = [];
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     const url = new URL(req.url ?? "/", "http://x");
     urls.push(url);
+    auths.push(req.headers.authorization);
     answer(res, url);
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
@@ -34,7 +36,7 @@ function kubeConfig(): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromOptions({
     clusters: [{ name: "c", server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-    users: [{ name: "u" }],
+    users: [{ name: "u", token: "w4tch" }],
     contexts: [{ name: "x", cluster: "c", user: "u" }],
     currentContext: "x",
   });
@@ -99,6 +101,7 @@ describe("StreamWatch", () => {
       res.end(last.slice(10));
     };
     urls.length = 0;
+    auths.length = 0;
     const run = await watch(5_000, {
       resourceVersion: "42",
       labelSelector: "petset.dev/petset",
@@ -110,6 +113,7 @@ describe("StreamWatch", () => {
       ["MODIFIED", { metadata: { name: "b" } }],
       ["DELETED", { metadata: { name: "c" } }],
     ]);
+    expect(auths[0]).toBe("Bearer w4tch"); // the kubeconfig's credentials ride along
     const q = urls[0]?.searchParams;
     expect([q?.get("watch"), q?.get("resourceVersion"), q?.get("labelSelector"), q?.has("skipped")]).toEqual([
       "true",

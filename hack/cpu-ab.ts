@@ -1,0 +1,180 @@
+/**
+ * A/B of the controller's CPU per pet on one workload: two (or more) controller builds or node
+ * flag sets, each run against a fresh `petset dev --no-controller` for N rollouts of one PetSet,
+ * alternated, CPU from /proc per rollout. The rollout comparison with kube-controller-manager
+ * (bench/rollout-compare.ts) is the published figure; its 3 rounds spread ±20 % on both sides,
+ * too much to tell a 5 % lever from noise (docs/benchmarks.md §3g). Here only petset runs, on
+ * the embedded server's simulated kubelet, many rounds a side.
+ *
+ *   node dist/hack/cpu-ab.js --side "base=/path/to/old/dist/src/cli/petset.bundle.js" \
+ *     --side "new=dist/src/cli/petset.bundle.js" [--side "new-gc=dist/...|--single-threaded-gc"] \
+ *     [--pets 20] [--max-unavailable 10] [--rollouts 10] [--alternations 2]
+ *
+ * A side is `name=bundle[|node flags]`; every side also gets `--heap-growing-percent=15` and
+ * MALLOC_ARENA_MAX=2 as the image runs it. Prints one JSON line per side run, then a summary.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
+import { Command } from "commander";
+import { z } from "zod";
+
+const Options = z.object({
+  side: z.array(z.string().regex(/^[\w.-]+=[^|]+(\|.*)?$/, "a side is name=bundle[|node flags]")).min(1),
+  pets: z.coerce.number().int().positive(),
+  maxUnavailable: z.coerce.number().int().positive(),
+  rollouts: z.coerce.number().int().positive(),
+  alternations: z.coerce.number().int().positive(),
+});
+
+const StatusSchema = z.looseObject({
+  metadata: z.looseObject({ generation: z.number().optional() }),
+  status: z
+    .looseObject({
+      observedGeneration: z.number().optional(),
+      replicas: z.number().optional(),
+      readyReplicas: z.number().optional(),
+      updatedReplicas: z.number().optional(),
+      currentVersion: z.number().optional(),
+      updateVersion: z.number().optional(),
+    })
+    .optional(),
+});
+
+const REF = { group: "petset.dev", version: "v1alpha1", namespace: "default", plural: "petsets" };
+const NAME = "ab";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function cpuSeconds(pid: number): number {
+  const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const got = await probe().catch(() => undefined);
+    if (got !== undefined) return got;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+function manifest(pets: number, maxUnavailable: number, image: string) {
+  return {
+    apiVersion: "petset.dev/v1alpha1",
+    kind: "PetSet",
+    metadata: { name: NAME },
+    spec: {
+      replicas: pets,
+      serviceName: NAME,
+      selector: { matchLabels: { app: NAME } },
+      updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable } },
+      template: { metadata: { labels: { app: NAME } }, spec: { containers: [{ name: "c", image }] } },
+    },
+  };
+}
+
+/** One side: a fresh server, the controller, one PetSet created and rolled `rollouts` times. */
+async function runSide(side: string, o: z.infer<typeof Options>): Promise<number[]> {
+  const [name, rest] = side.split(/=(.*)/s) as [string, string];
+  const [bundle, flags = ""] = rest.split("|") as [string, string?];
+  const dir = mkdtempSync(join(tmpdir(), "petset-cpu-ab-"));
+  const kubeconfig = join(dir, "kubeconfig");
+  const procs: ChildProcess[] = [];
+  try {
+    procs.push(
+      spawn(
+        process.execPath,
+        ["dist/src/cli/petset.bundle.js", "dev", "--no-controller", "--kubeconfig", kubeconfig],
+        { stdio: "ignore" },
+      ),
+    );
+    await until("the embedded server's kubeconfig", 60_000, async () => existsSync(kubeconfig) || undefined);
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    const api = kc.makeApiClient(CustomObjectsApi);
+    await until("the PetSet CRD", 60_000, async () => (await api.listNamespacedCustomObject(REF)) && true);
+    const controller = spawn(
+      process.execPath,
+      [
+        "--heap-growing-percent=15",
+        ...flags.split(" ").filter(Boolean),
+        bundle,
+        "controller",
+        "--kubeconfig",
+        kubeconfig,
+        "--no-leader-elect",
+        "--metrics-addr",
+        "127.0.0.1:0",
+        "--log-level",
+        "warn",
+      ],
+      { stdio: "ignore", env: { ...process.env, MALLOC_ARENA_MAX: "2" } },
+    );
+    procs.push(controller);
+    const pid = controller.pid ?? 0;
+    const settled = (generation: number) =>
+      until(`rollout of generation ${generation}`, 300_000, async () => {
+        const s = StatusSchema.parse(await api.getNamespacedCustomObject({ ...REF, name: NAME })).status;
+        return s !== undefined &&
+          (s.observedGeneration ?? 0) >= generation &&
+          s.replicas === o.pets &&
+          s.readyReplicas === o.pets &&
+          s.updatedReplicas === o.pets &&
+          s.currentVersion === s.updateVersion
+          ? true
+          : undefined;
+      });
+    await api.createNamespacedCustomObject({ ...REF, body: manifest(o.pets, o.maxUnavailable, "nginx:1") });
+    await settled(1);
+    const perPet: number[] = [];
+    for (let i = 0; i < o.rollouts; i++) {
+      const before = cpuSeconds(pid);
+      const patched = StatusSchema.parse(
+        await api.patchNamespacedCustomObject({
+          ...REF,
+          name: NAME,
+          body: [{ op: "replace", path: "/spec/template/spec/containers/0/image", value: `nginx:${i + 2}` }],
+        }),
+      );
+      await settled(patched.metadata.generation ?? 0);
+      perPet.push(Math.round(((cpuSeconds(pid) - before) * 1000 * 10) / o.pets) / 10);
+    }
+    console.log(JSON.stringify({ side: name, bundle, flags, msPerPet: perPet }));
+    return perPet;
+  } finally {
+    for (const p of procs) p.kill();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+
+async function main(): Promise<void> {
+  const cmd = new Command("cpu-ab")
+    .description("controller CPU per pet of builds or flag sets, alternated on one workload (hack/cpu-ab.ts)")
+    .requiredOption("--side <side...>", "a controller to measure, name=bundle[|node flags] (twice or more)")
+    .option("--pets <n>", "pets of the PetSet", "20")
+    .option("--max-unavailable <n>", "rollingUpdate.maxUnavailable", "10")
+    .option("--rollouts <n>", "rollouts per side run", "10")
+    .option("--alternations <n>", "times every side runs, in turn", "2")
+    .parse();
+  const o = Options.parse(cmd.opts());
+  const all = new Map<string, number[]>();
+  for (let a = 0; a < o.alternations; a++)
+    for (const side of o.side) {
+      const name = side.split("=")[0] ?? side;
+      all.set(name, [...(all.get(name) ?? []), ...(await runSide(side, o))]);
+    }
+  for (const [name, xs] of all) {
+    const sorted = [...xs].sort((a, b) => a - b);
+    console.log(
+      `${name}: mean ${mean(xs).toFixed(1)} ms/pet, median ${sorted[Math.floor(sorted.length / 2)]}, ${xs.length} rollouts of ${o.pets} pets at maxUnavailable ${o.maxUnavailable}`,
+    );
+  }
+}
+
+await main();
