@@ -126,21 +126,18 @@ async function oneRun(
   }
 }
 
-/** petset_watch_events_total between two scrapes, by resource. */
+/** petset_watch_events_total between two scrapes, by resource (whatever caches the controller has). */
 function watchEventsBetween(before: string, after: string): Record<string, number> {
+  const byResource = (text: string) => {
+    const sums: Record<string, number> = {};
+    for (const m of text.matchAll(/^petset_watch_events_total\{resource="([^"]+)"[^}]*\} (\S+)$/gm))
+      sums[m[1] ?? ""] = (sums[m[1] ?? ""] ?? 0) + Number(m[2]);
+    return sums;
+  };
+  const was = byResource(before);
   const out: Record<string, number> = {};
-  for (const resource of [
-    "pods",
-    "petsets",
-    "petsetversions",
-    "persistentvolumeclaims",
-    "nodes",
-    "storageclasses",
-  ]) {
-    const name = `petset_watch_events_total\\{resource="${resource}"[^}]*\\}`;
-    const n = metricIn(after, name) - metricIn(before, name);
-    if (n > 0) out[resource] = n;
-  }
+  for (const [resource, n] of Object.entries(byResource(after)))
+    if (n - (was[resource] ?? 0) > 0) out[resource] = n - (was[resource] ?? 0);
   return out;
 }
 

@@ -79,17 +79,10 @@ export interface CacheOptions {
 
 export const DEFAULT_CACHE_REQUEST_TIMEOUT_MS = 30_000;
 
-/**
- * What informers watch through: client-node's `ListWatch` over `StreamWatch`
- * (watch-transport.ts), whose connection gives up when no headers came within `ms`.
- */
+/** What informers watch through (watch-transport.ts): the headers of a watch must come within `headersTimeoutMs`. */
 interface WatchSource {
   kubeConfig: KubeConfig;
   headersTimeoutMs: number;
-}
-
-function watchSource(kubeConfig: KubeConfig, ms: number): WatchSource {
-  return { kubeConfig, headersTimeoutMs: ms };
 }
 
 /** client-node's `makeInformer`, on `StreamWatch` instead of its node-fetch `Watch`. */
@@ -249,11 +242,7 @@ export function trimVersion(obj: KubernetesObject): void {
   shareSpecParts(obj);
 }
 
-function customInformer(
-  opts: CacheOptions,
-  watchConfig: WatchSource,
-  plural: string,
-): Watched<KubernetesObject> {
+function customInformer(opts: CacheOptions, watches: WatchSource, plural: string): Watched<KubernetesObject> {
   const api = listApi(opts, CustomObjectsApi);
   const ns = opts.namespace;
   const trim = plural === PETSET_PLURAL ? trimPetSet : trimVersion;
@@ -263,7 +252,7 @@ function customInformer(
       ? api.listNamespacedCustomObject({ ...query, namespace: ns })
       : api.listClusterCustomObject(query))) as KubernetesListObject<KubernetesObject>;
   };
-  return makeInformer(watchConfig, customPath(plural, ns), () => listInPages(page, LIST_PAGE_SIZE, trim));
+  return makeInformer(watches, customPath(plural, ns), () => listInPages(page, LIST_PAGE_SIZE, trim));
 }
 
 export interface ControllerCaches {
@@ -283,7 +272,10 @@ export interface ControllerCaches {
 /** Starts the four caches the controller reads. Pods and claims are limited to petset's own. */
 export function startControllerCaches(opts: CacheOptions): ControllerCaches {
   const core = listApi(opts, CoreV1Api);
-  const watchConfig = watchSource(opts.kubeConfig, opts.requestTimeoutMs ?? DEFAULT_CACHE_REQUEST_TIMEOUT_MS);
+  const watches: WatchSource = {
+    kubeConfig: opts.kubeConfig,
+    headersTimeoutMs: opts.requestTimeoutMs ?? DEFAULT_CACHE_REQUEST_TIMEOUT_MS,
+  };
   const ns = opts.namespace;
   const selector = Labels.petSet;
   const scoped = (resource: string) => (ns ? `/api/v1/namespaces/${ns}/${resource}` : `/api/v1/${resource}`);
@@ -292,7 +284,7 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
     ...pageQuery(limit, token),
   });
   const pods = makeInformer<V1Pod>(
-    watchConfig,
+    watches,
     scoped("pods"),
     () =>
       listInPages<V1Pod>(
@@ -306,7 +298,7 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
     selector,
   );
   const claims = makeInformer<V1PersistentVolumeClaim>(
-    watchConfig,
+    watches,
     scoped("persistentvolumeclaims"),
     () =>
       listInPages<V1PersistentVolumeClaim>(
@@ -320,19 +312,14 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
     selector,
   );
   return {
-    petSets: startCache("petsets", customInformer(opts, watchConfig, PETSET_PLURAL), opts, trimPetSet),
-    versions: startCache(
-      "petsetversions",
-      customInformer(opts, watchConfig, VERSION_PLURAL),
-      opts,
-      trimVersion,
-    ),
+    petSets: startCache("petsets", customInformer(opts, watches, PETSET_PLURAL), opts, trimPetSet),
+    versions: startCache("petsetversions", customInformer(opts, watches, VERSION_PLURAL), opts, trimVersion),
     pods: startCache("pods", pods, opts, trimPod),
     claims: startCache("persistentvolumeclaims", claims, opts, trimClaim),
-    nodes: startCache("nodes", nodeInformer(opts, watchConfig), opts, trimNode),
+    nodes: startCache("nodes", nodeInformer(opts, watches), opts, trimNode),
     storageClasses: startCache(
       "storageclasses",
-      storageClassInformer(opts, watchConfig),
+      storageClassInformer(opts, watches),
       opts,
       dropManagedFields,
     ),
@@ -340,9 +327,9 @@ export function startControllerCaches(opts: CacheOptions): ControllerCaches {
 }
 
 /** Every StorageClass (cluster-scoped): claim growth reads allowVolumeExpansion (claim-updates.ts). */
-function storageClassInformer(opts: CacheOptions, watchConfig: WatchSource): Watched<V1StorageClass> {
+function storageClassInformer(opts: CacheOptions, watches: WatchSource): Watched<V1StorageClass> {
   const storage = listApi(opts, StorageV1Api);
-  return makeInformer<V1StorageClass>(watchConfig, "/apis/storage.k8s.io/v1/storageclasses", () =>
+  return makeInformer<V1StorageClass>(watches, "/apis/storage.k8s.io/v1/storageclasses", () =>
     listInPages<V1StorageClass>(
       (limit, token) => storage.listStorageClass(pageQuery(limit, token)),
       LIST_PAGE_SIZE,
@@ -352,9 +339,9 @@ function storageClassInformer(opts: CacheOptions, watchConfig: WatchSource): Wat
 }
 
 /** Every node (cluster-scoped), trimmed to what lost-node decisions read (cache-trim.ts). */
-function nodeInformer(opts: CacheOptions, watchConfig: WatchSource): Watched<V1Node> {
+function nodeInformer(opts: CacheOptions, watches: WatchSource): Watched<V1Node> {
   const core = listApi(opts, CoreV1Api);
-  return makeInformer<V1Node>(watchConfig, "/api/v1/nodes", () =>
+  return makeInformer<V1Node>(watches, "/api/v1/nodes", () =>
     listInPages<V1Node>((limit, token) => core.listNode(pageQuery(limit, token)), LIST_PAGE_SIZE, trimNode),
   );
 }
