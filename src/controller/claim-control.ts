@@ -7,6 +7,7 @@ import {
   type V1PersistentVolumeClaim,
 } from "@kubernetes/client-node";
 import { isAlreadyExists, isNotFound } from "./api-errors.js";
+import { asJson } from "./json-body.js";
 import { metadataAnswer, metadataAnswerPatch } from "./metadata-answer.js";
 import type { PatchClaimStep } from "./planner/index.js";
 import type { WriteCounter } from "./write-counter.js";
@@ -73,7 +74,8 @@ export function createClaimControl(kubeConfig: KubeConfig, writes: WriteCounter)
     async create(namespace, claim) {
       writes.count("create", "persistentvolumeclaims");
       try {
-        await api.createNamespacedPersistentVolumeClaim({ namespace, body: claim }, metadataAnswer());
+        const send = asJson(claim, metadataAnswer());
+        await api.createNamespacedPersistentVolumeClaim({ namespace, body: send.body }, send.options);
         return { created: true };
       } catch (err) {
         // A claim that already exists is the pet's storage: keep it (stable storage).

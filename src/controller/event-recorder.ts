@@ -13,6 +13,7 @@ import { randomBytes } from "node:crypto";
 import { CoreV1Api, type CoreV1Event, type KubeConfig, PatchStrategy } from "@kubernetes/client-node";
 import type { Clock } from "../util/clock.js";
 import type { Logger } from "../util/logger.js";
+import { asJson } from "./json-body.js";
 import { metadataAnswer, metadataAnswerPatch } from "./metadata-answer.js";
 
 export interface EventTarget {
@@ -81,7 +82,8 @@ export function createEventRecorder(deps: {
           firstTimestamp: new Date(now),
           lastTimestamp: new Date(now),
         };
-        await api.createNamespacedEvent({ namespace: target.namespace, body }, metadataAnswer());
+        const send = asJson(body, metadataAnswer());
+        await api.createNamespacedEvent({ namespace: target.namespace, body: send.body }, send.options);
         recent.remember(key, name, now);
       } catch (err) {
         recent.delete(key);

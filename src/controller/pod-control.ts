@@ -11,6 +11,7 @@ import {
   type V1Pod,
 } from "@kubernetes/client-node";
 import { isNotFound } from "./api-errors.js";
+import { asJson } from "./json-body.js";
 import { metadataAnswer, metadataAnswerPatch } from "./metadata-answer.js";
 import type { WriteCounter } from "./write-counter.js";
 
@@ -87,7 +88,8 @@ export function createPodControl(kubeConfig: KubeConfig, writes: WriteCounter): 
     },
     async create(namespace, pod) {
       writes.count("create", "pods");
-      const created = await api.createNamespacedPod({ namespace, body: pod }, metadataAnswer());
+      const send = asJson(pod, metadataAnswer());
+      const created = await api.createNamespacedPod({ namespace, body: send.body }, send.options);
       return { uid: created.metadata?.uid };
     },
     async delete(namespace, name, uid, resourceVersion) {

@@ -14,7 +14,7 @@
  */
 import { parseBrokenPets } from "../api/broken-pet-message.js";
 import type { Condition, PetSetStatus } from "../api/index.js";
-import { sameStatus } from "./status-compare.js";
+import { sameStatusValue } from "./status-compare.js";
 
 /** Default: at most one progress-only status write per PetSet per second. */
 export const DEFAULT_STATUS_PROGRESS_INTERVAL_MS = 1_000;
@@ -29,28 +29,56 @@ const PROGRESS_FIELDS = [
   "ready",
 ] as const;
 
-function withoutProgress(status: PetSetStatus): PetSetStatus {
-  const out: Record<string, unknown> = { ...status };
-  for (const f of PROGRESS_FIELDS) delete out[f];
-  out.conditions = status.conditions.map((c: Condition) => ({
-    ...c,
-    message: parseBrokenPets(c.message)
-      .named.map((p) => p.pet)
-      .join(","),
-  }));
-  return out as PetSetStatus;
+/** Fields that say how far a rollout got, as a set. */
+const PROGRESS = new Set<string>(PROGRESS_FIELDS);
+
+/** The pets a condition's message names as broken, as one string (the rest of it is progress). */
+function brokenNames(message: string | undefined): string {
+  return parseBrokenPets(message)
+    .named.map((p) => p.pet)
+    .join(",");
+}
+
+/** Whether two conditions agree in everything but their message's progress. */
+function sameButProgress(a: Condition, b: Condition): boolean {
+  for (const k of unionKeys(a, b)) {
+    if (k === "message") continue;
+    if (!sameStatusValue((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return a.message === b.message || brokenNames(a.message) === brokenNames(b.message);
+}
+
+function unionKeys(a: object, b: object): Set<string> {
+  const keys = new Set(Object.keys(a));
+  for (const k of Object.keys(b)) keys.add(k);
+  return keys;
+}
+
+function uniqueTypes(conditions: readonly Condition[]): boolean {
+  return new Set(conditions.map((c) => c.type)).size === conditions.length;
 }
 
 /**
  * True when `next` differs from `previous` only in progress: counts, `ready` and condition
- * messages. Conditions are compared as sets by type (their order is not meaningful).
+ * messages (but for the pets they name as broken). Conditions are matched by type (their order
+ * is not meaningful). Compares in place, field by field: a sync asks this for every status it
+ * plans within the interval, and copying and sorting both statuses showed in the profile.
  */
 export function progressOnly(previous: PetSetStatus, next: PetSetStatus): boolean {
-  const byType = (s: PetSetStatus): PetSetStatus => ({
-    ...s,
-    conditions: [...s.conditions].sort((a, b) => a.type.localeCompare(b.type)),
-  });
-  return sameStatus(withoutProgress(byType(previous)), withoutProgress(byType(next)));
+  for (const k of unionKeys(previous, next)) {
+    if (k === "conditions" || PROGRESS.has(k)) continue;
+    const a = (previous as Record<string, unknown>)[k];
+    const b = (next as Record<string, unknown>)[k];
+    if (!sameStatusValue(a, b)) return false;
+  }
+  const before = previous.conditions;
+  const after = next.conditions;
+  if (before.length !== after.length || !uniqueTypes(before) || !uniqueTypes(after)) return false;
+  for (const c of after) {
+    const earlier = before.find((p) => p.type === c.type);
+    if (earlier === undefined || !sameButProgress(earlier, c)) return false;
+  }
+  return true;
 }
 
 export type StatusWriteDecision = { write: true } | { write: false; retryInMs: number };

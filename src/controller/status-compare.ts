@@ -33,6 +33,11 @@ export function canonicalStatus(status: PetSetStatus): string {
   return JSON.stringify(normalize(status));
 }
 
+/** `sameStatus` for any part of a status (a field's value, a condition). */
+export function sameStatusValue(a: unknown, b: unknown): boolean {
+  return same(a, b, false);
+}
+
 function same(a: unknown, b: unknown, inArray: boolean): boolean {
   const x = scalar(a, inArray);
   const y = scalar(b, inArray);

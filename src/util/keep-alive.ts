@@ -37,7 +37,7 @@ export function makeApiClientWith<T>(
   const config = createConfiguration({
     baseServer: new ServerConfiguration(cluster.server, {}),
     httpApi: nodeHttpLibrary(),
-    authMethods: { default: kubeConfig },
+    authMethods: { default: reusingTls(kubeConfig) },
     promiseMiddleware: [
       {
         async pre(ctx: RequestContext): Promise<RequestContext> {
@@ -51,6 +51,62 @@ export function makeApiClientWith<T>(
     ],
   });
   return new apiClass(config);
+}
+
+/** How long TLS material read from files (an in-cluster CA, a client certificate) is reused. */
+export const TLS_REREAD_MS = 60_000;
+
+/** What `reusingTls` overrides of client-node's KubeConfig (1.4.x; private there). */
+interface TlsSteps {
+  applyHTTPSOptions(opts: Record<string, unknown>): void;
+}
+
+const reusing = new WeakMap<KubeConfig, KubeConfig>();
+
+/**
+ * `kubeConfig` for authenticating requests, with its TLS part reused. client-node's
+ * `applySecurityAuthentication` runs for every request: it reads the CA, client certificate and
+ * key again (decoding their base64, or reading their files: in a cluster, the service
+ * account's CA file on every request) for the new https.Agent it makes of them, which
+ * `KeepAliveAgents` then compares byte by byte with its pooled ones (issue 29: with the
+ * agents' swap, 2 % of the controller's CPU in a rollout). This overlay keeps one copy of the
+ * TLS material (read again after TLS_REREAD_MS when it comes from files, at once when the
+ * current cluster or user changes), so the comparison finds the very same buffers; the
+ * credentials (a token, a token file, an exec plugin) are still applied to every request, as
+ * client-node does. Each request still gets an agent of its own: connectThenCheck
+ * (fenced-connection.ts) gives a request's agent the connection it checked. Falls back to
+ * `kubeConfig` itself should client-node's internals change.
+ */
+export function reusingTls(kubeConfig: KubeConfig): KubeConfig {
+  const known = reusing.get(kubeConfig);
+  if (known !== undefined) return known;
+  const steps = kubeConfig as unknown as TlsSteps;
+  if (typeof steps.applyHTTPSOptions !== "function") return kubeConfig;
+  let tls: { cluster: unknown; user: unknown; at: number; options: Record<string, unknown> } | undefined;
+  const overlay = Object.create(kubeConfig) as KubeConfig;
+  const own = overlay as unknown as TlsSteps;
+  own.applyHTTPSOptions = (opts) => {
+    const cluster = kubeConfig.getCurrentCluster();
+    const user = kubeConfig.getCurrentUser();
+    const now = Date.now();
+    const fromFiles = Boolean(cluster?.caFile || user?.certFile || user?.keyFile);
+    if (
+      tls === undefined ||
+      tls.cluster !== cluster ||
+      tls.user !== user ||
+      (fromFiles && now - tls.at >= TLS_REREAD_MS)
+    ) {
+      const options: Record<string, unknown> = {};
+      steps.applyHTTPSOptions.call(kubeConfig, options);
+      tls = { cluster, user, at: now, options };
+    }
+    const { headers, ...rest } = tls.options;
+    Object.assign(opts, rest);
+    if (headers !== undefined)
+      opts.headers = { ...(opts.headers as object | undefined), ...(headers as object) };
+  };
+  reusing.set(kubeConfig, overlay);
+  return overlay;
 }
 
 /** The TLS and proxy-free options a shared agent is made from (they name the server's trust). */

@@ -71,6 +71,23 @@ describe("progressOnly", () => {
     };
     expect(progressOnly(prev, turned)).toBe(false);
   });
+
+  it("a field or a condition only one side has is not, nor are conditions whose types repeat", () => {
+    const prev = status();
+    expect(progressOnly(prev, { ...prev, collisionCount: 1 } as typeof prev)).toBe(false);
+    expect(progressOnly({ ...prev, collisionCount: 1 } as typeof prev, prev)).toBe(false);
+    expect(progressOnly(prev, { ...prev, conditions: prev.conditions.slice(1) })).toBe(false);
+    const first = prev.conditions[0];
+    if (first === undefined) throw new Error("the fixture has conditions");
+    const doubled = { ...prev, conditions: [first, first, ...prev.conditions.slice(2)] };
+    expect(progressOnly(prev, doubled)).toBe(false);
+    // A condition's time set on one side only is a change, not progress.
+    const timed = {
+      ...prev,
+      conditions: prev.conditions.map((c) => ({ ...c, lastUpdateTime: "2026-12-07T00:00:00Z" })),
+    };
+    expect(progressOnly(prev, timed as typeof prev)).toBe(false);
+  });
 });
 
 describe("StatusWriteLimiter", () => {
