@@ -1,5 +1,7 @@
-# The controller image (Node 24 LTS at run time; the build stage compiles TypeScript).
-FROM node:24-bookworm-slim AS build
+# The controller image (Node 24 LTS at run time; the build stage compiles TypeScript). The
+# release is pinned, and hack/image-node.sh fetches the same one for the benchmarks that measure
+# the controller as deployed (docs/benchmarks.md §3h): change both together.
+FROM node:24.22.3-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +11,7 @@ COPY hack ./hack
 COPY bench ./bench
 RUN npx tsc -p tsconfig.build.json && node dist/hack/bundle.js && npm prune --omit=dev
 
-FROM node:24-bookworm-slim
+FROM node:24.22.3-bookworm-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY --from=build /src/node_modules ./node_modules

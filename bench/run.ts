@@ -41,6 +41,7 @@ interface Flags {
   controllerEnv?: string[];
   controllerUnbundled: boolean;
   controllerNodeFlag?: string[];
+  controllerNode?: string;
   compareOnly: boolean;
   serverCpuProf?: string;
   serverNodeFlag?: string[];
@@ -95,6 +96,10 @@ const program = new Command()
   .option(
     "--controller-node-flag <flag...>",
     "node flags for the controller child processes, before the script (e.g. --heap-growing-percent=20 as the image's ENTRYPOINT passes it)",
+  )
+  .option(
+    "--controller-node <binary>",
+    "the Node binary running the controller child processes (default: this one; e.g. a Node 24 as the image has)",
   )
   .option(
     "--compare-only",
@@ -167,7 +172,11 @@ async function main(): Promise<void> {
     if (eq < 1) throw new Error(`--controller-env: expected NAME=VALUE, got ${JSON.stringify(pair)}`);
     controllerEnv[pair.slice(0, eq)] = pair.slice(eq + 1);
   }
-  configureControllers({ unbundled: flags.controllerUnbundled, env: controllerEnv });
+  configureControllers({
+    unbundled: flags.controllerUnbundled,
+    env: controllerEnv,
+    node: flags.controllerNode,
+  });
   const unknown = (flags.only ?? []).filter((n) => !BENCHMARKS.some((b) => b.name === n));
   if (unknown.length > 0) throw new Error(`--only: unknown benchmark ${unknown.join(", ")}`);
   const selected = BENCHMARKS.filter((b) => !flags.only || flags.only.includes(b.name));
@@ -228,6 +237,10 @@ async function main(): Promise<void> {
           startedAt,
           durationSeconds: Number(((performance.now() - t0) / 1000).toFixed(1)),
           machine: { start, loadavgEnd: loadavg().map((l) => Number(l.toFixed(2))) },
+          // The Node release the controller ran on (the image's is 24; the machine's may differ).
+          controllerNode: execFileSync(flags.controllerNode ?? process.execPath, ["--version"], {
+            encoding: "utf8",
+          }).trim(),
           server: { ...backend.describe, ...out.server },
           parameters: out.parameters,
           results: out.results,

@@ -10,7 +10,8 @@
  *     --side "new=dist/src/cli/petset.bundle.js" [--side "new-gc=dist/...|--single-threaded-gc"] \
  *     [--pets 20] [--max-unavailable 10] [--rollouts 10] [--alternations 2]
  *
- * A side is `name=bundle[|node flags]`; every side also gets `--heap-growing-percent=15` and
+ * A side is `name=bundle[|node flags[|node binary]]` (the binary: another Node release, as the
+ * image's Node 24 against the machine's); every side also gets `--heap-growing-percent=15` and
  * MALLOC_ARENA_MAX=2 as the image runs it. Prints one JSON line per side run, then a summary.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -22,7 +23,13 @@ import { Command } from "commander";
 import { z } from "zod";
 
 const Options = z.object({
-  side: z.array(z.string().regex(/^[\w.-]+=[^|]+(\|.*)?$/, "a side is name=bundle[|node flags]")).min(1),
+  side: z
+    .array(
+      z
+        .string()
+        .regex(/^[\w.-]+=[^|]+(\|[^|]*(\|[^|]+)?)?$/, "a side is name=bundle[|node flags[|node binary]]"),
+    )
+    .min(1),
   pets: z.coerce.number().int().positive(),
   maxUnavailable: z.coerce.number().int().positive(),
   rollouts: z.coerce.number().int().positive(),
@@ -52,9 +59,16 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined>): Promise<T> {
+async function until<T>(
+  what: string,
+  ms: number,
+  probe: () => Promise<T | undefined>,
+  gone?: () => string | undefined,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
+    const why = gone?.();
+    if (why !== undefined) throw new Error(`${why} while waiting for ${what}`);
     const got = await probe().catch(() => undefined);
     if (got !== undefined) return got;
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -80,7 +94,7 @@ function manifest(pets: number, maxUnavailable: number, image: string) {
 /** One side: a fresh server, the controller, one PetSet created and rolled `rollouts` times. */
 async function runSide(side: string, o: z.infer<typeof Options>): Promise<number[]> {
   const [name, rest] = side.split(/=(.*)/s) as [string, string];
-  const [bundle, flags = ""] = rest.split("|") as [string, string?];
+  const [bundle, flags = "", node = process.execPath] = rest.split("|") as [string, string?, string?];
   const dir = mkdtempSync(join(tmpdir(), "petset-cpu-ab-"));
   const kubeconfig = join(dir, "kubeconfig");
   const procs: ChildProcess[] = [];
@@ -98,7 +112,7 @@ async function runSide(side: string, o: z.infer<typeof Options>): Promise<number
     const api = kc.makeApiClient(CustomObjectsApi);
     await until("the PetSet CRD", 60_000, async () => (await api.listNamespacedCustomObject(REF)) && true);
     const controller = spawn(
-      process.execPath,
+      node || process.execPath,
       [
         "--heap-growing-percent=15",
         ...flags.split(" ").filter(Boolean),
@@ -116,18 +130,28 @@ async function runSide(side: string, o: z.infer<typeof Options>): Promise<number
     );
     procs.push(controller);
     const pid = controller.pid ?? 0;
+    // A controller that cannot start (a bundle away from its package.json) exits at once.
+    const gone = () =>
+      controller.exitCode !== null || controller.signalCode !== null
+        ? `the controller exited (${controller.exitCode ?? controller.signalCode})`
+        : undefined;
     const settled = (generation: number) =>
-      until(`rollout of generation ${generation}`, 300_000, async () => {
-        const s = StatusSchema.parse(await api.getNamespacedCustomObject({ ...REF, name: NAME })).status;
-        return s !== undefined &&
-          (s.observedGeneration ?? 0) >= generation &&
-          s.replicas === o.pets &&
-          s.readyReplicas === o.pets &&
-          s.updatedReplicas === o.pets &&
-          s.currentVersion === s.updateVersion
-          ? true
-          : undefined;
-      });
+      until(
+        `rollout of generation ${generation}`,
+        300_000,
+        async () => {
+          const s = StatusSchema.parse(await api.getNamespacedCustomObject({ ...REF, name: NAME })).status;
+          return s !== undefined &&
+            (s.observedGeneration ?? 0) >= generation &&
+            s.replicas === o.pets &&
+            s.readyReplicas === o.pets &&
+            s.updatedReplicas === o.pets &&
+            s.currentVersion === s.updateVersion
+            ? true
+            : undefined;
+        },
+        gone,
+      );
     await api.createNamespacedCustomObject({ ...REF, body: manifest(o.pets, o.maxUnavailable, "nginx:1") });
     await settled(1);
     const perPet: number[] = [];
@@ -156,7 +180,10 @@ const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / Math.max
 async function main(): Promise<void> {
   const cmd = new Command("cpu-ab")
     .description("controller CPU per pet of builds or flag sets, alternated on one workload (hack/cpu-ab.ts)")
-    .requiredOption("--side <side...>", "a controller to measure, name=bundle[|node flags] (twice or more)")
+    .requiredOption(
+      "--side <side...>",
+      "a controller to measure, name=bundle[|node flags[|node binary]] (twice or more)",
+    )
     .option("--pets <n>", "pets of the PetSet", "20")
     .option("--max-unavailable <n>", "rollingUpdate.maxUnavailable", "10")
     .option("--rollouts <n>", "rollouts per side run", "10")

@@ -31,9 +31,10 @@ export async function spawnNode<T>(
   match: (line: string) => T | undefined,
   timeoutMs = 60_000,
   extraEnv: Record<string, string> = {},
+  node = process.execPath,
 ): Promise<{ child: Child; value: T }> {
   const env = { ...process.env, ...extraEnv };
-  const proc = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(node, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   const log = createWriteStream(logPath);
   const exited = new Promise<void>((r) => proc.once("exit", () => r()));
   // Never leave a child behind when the benchmark process exits (run.ts turns signals into exit).
@@ -83,12 +84,18 @@ export async function spawnNode<T>(
 /**
  * How every controller child of this benchmark run starts (run.ts sets it once from its flags):
  * which build (`--controller-unbundled`: the tsc build) and the environment beside the
- * benchmark's own (`--controller-env`, e.g. MALLOC_ARENA_MAX as deploy/controller.yaml sets it).
+ * benchmark's own (`--controller-env`, e.g. MALLOC_ARENA_MAX as deploy/controller.yaml sets it)
+ * and the Node binary (`--controller-node`: the image's Node 24 against the machine's Node 20).
  */
-const controllers = { bin: CONTROLLER_BIN, env: {} as Record<string, string> };
-export function configureControllers(o: { unbundled: boolean; env: Record<string, string> }): void {
+const controllers = { bin: CONTROLLER_BIN, env: {} as Record<string, string>, node: process.execPath };
+export function configureControllers(o: {
+  unbundled: boolean;
+  env: Record<string, string>;
+  node?: string | undefined;
+}): void {
   controllers.bin = o.unbundled ? PETSET_BIN : CONTROLLER_BIN;
   controllers.env = o.env;
+  controllers.node = o.node ?? process.execPath;
 }
 
 export interface ControllerProcess extends Child {
@@ -129,6 +136,7 @@ export async function startController(
     },
     60_000,
     controllers.env,
+    controllers.node,
   );
   const metricsText = async () => {
     const res = await fetch(`http://127.0.0.1:${metricsPort}/metrics`);

@@ -36,6 +36,8 @@ export interface BenchRecord {
   startedAt: string;
   durationSeconds: number;
   machine: { start: MachineInfo; loadavgEnd: number[] };
+  /** `node --version` of the binary that ran the controller (`--controller-node`). */
+  controllerNode?: string;
   /** What the backend was (server version, how it ran). */
   server: Record<string, unknown>;
   parameters: Record<string, unknown>;

@@ -83,6 +83,16 @@ describe("deploy/controller.yaml", () => {
     ]);
   });
 
+  it("the image's Node release is the one the benchmarks run the controller on (hack/image-node.sh)", () => {
+    const froms = [...readFileSync("Dockerfile", "utf8").matchAll(/^FROM node:(\S+?)-bookworm-slim/gm)].map(
+      (m) => m[1],
+    );
+    const pinned = readFileSync("hack/image-node.sh", "utf8").match(/^IMAGE_NODE_VERSION=(\S+)$/m)?.[1];
+    expect(froms).toHaveLength(2);
+    expect(pinned).toMatch(/^\d+\.\d+\.\d+$/);
+    for (const from of froms) expect(from).toBe(pinned);
+  });
+
   it("probes paths the controller serves, on the port --metrics-addr opens", async () => {
     const args = list(container.args, "args").map(String);
     const addr = args.find((a) => a.startsWith("--metrics-addr="))?.split("=")[1];
