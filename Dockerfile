@@ -25,6 +25,9 @@ USER 1000:1000
 # --heap-growing-percent=15: V8 lets the old generation grow to 1.15x the live heap after a full
 # collection instead of its dynamic factor (up to several times): 40-60 MiB less RSS at
 # 10,000 PetSets x 3 pods, idle CPU unchanged (docs/benchmarks.md section 4, "Memory").
-# NODE_OPTIONS does not accept it, hence here; the manifests' NODE_OPTIONS sets the heap cap.
-ENTRYPOINT ["node", "--heap-growing-percent=15", "dist/src/cli/petset.bundle.js"]
+# --max-semi-space-size=16: the young generation of Node 20's V8; Node 24's grows its
+# semi-spaces to 64 MiB with this heap cap, which put 10,000 x 3 above 300 MiB six minutes into
+# its populate (docs/benchmarks.md section 3h). NODE_OPTIONS does not accept the first flag,
+# hence here; the manifests' NODE_OPTIONS sets the heap cap.
+ENTRYPOINT ["node", "--heap-growing-percent=15", "--max-semi-space-size=16", "dist/src/cli/petset.bundle.js"]
 CMD ["controller"]

@@ -11,7 +11,8 @@
  *     [--pets 20] [--max-unavailable 10] [--rollouts 10] [--alternations 2]
  *
  * A side is `name=bundle[|node flags[|node binary]]` (the binary: another Node release, as the
- * image's Node 24 against the machine's); every side also gets `--heap-growing-percent=15` and
+ * image's Node 24 against the machine's); every side also gets the image's heap flags (`--heap-growing-percent=15
+ * --max-semi-space-size=16`, a side's own flags after them win) and
  * MALLOC_ARENA_MAX=2 as the image runs it. Prints one JSON line per side run, then a summary.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -115,6 +116,7 @@ async function runSide(side: string, o: z.infer<typeof Options>): Promise<number
       node || process.execPath,
       [
         "--heap-growing-percent=15",
+        "--max-semi-space-size=16",
         ...flags.split(" ").filter(Boolean),
         bundle,
         "controller",

@@ -72,13 +72,14 @@ describe("deploy/controller.yaml", () => {
     expect(env.NODE_OPTIONS).toBe("--max-old-space-size=384");
     expect(env.MALLOC_ARENA_MAX).toBe("2");
     expect(obj(obj(container.resources, "resources").limits, "limits").memory).toBe("512Mi");
-    // The heap-growth flag, which NODE_OPTIONS does not accept, comes from the image's
+    // The heap flags (the heap-growth one NODE_OPTIONS does not accept) come from the image's
     // ENTRYPOINT: the Deployment must not replace it.
     expect(container.command).toBeUndefined();
     const entrypoint = readFileSync("Dockerfile", "utf8").match(/^ENTRYPOINT (.*)$/m)?.[1];
     expect(JSON.parse(entrypoint ?? "[]")).toEqual([
       "node",
       "--heap-growing-percent=15",
+      "--max-semi-space-size=16",
       "dist/src/cli/petset.bundle.js",
     ]);
   });
