@@ -143,10 +143,12 @@ bench: build ## benchmarks, JSON results in bench/results/
 # at the end (PETSET_BENCH_CLUSTER_DIR=<dir>: use that one and leave it running). Each benchmark
 # in BENCH_QUICK_ONLY that writes results.headline is printed by bench/headline.ts. The
 # published comparisons are 3 rounds of 20 (docs/benchmarks.md §3b) and 1,000 sets (§2h).
-# The controller runs on the image's Node release (hack/image-node.sh: Node 24, fetched once from
-# the npm registry into the cache), as deployed; this machine's Node 20 costs it ~25 % more CPU.
+# The controller runs as deployed: on the image's Node release (hack/image-node.sh: Node 24,
+# fetched once from the npm registry into the cache; this machine's Node 20 costs it ~18 % more
+# CPU), with the image's heap flags and the manifest's MALLOC_ARENA_MAX.
 BENCH_QUICK_ONLY ?= versions rollout history-compare
-BENCH_QUICK_ARGS ?= --backend embedded --petsets 500 --changes 2 --gc-versions 1000 --pets 10 --statefulset --compare-only --compare-pets 10 --runs 1 --history-sets 100 --history-gc 200
+BENCH_QUICK_ARGS ?= --backend embedded --petsets 500 --changes 2 --gc-versions 1000 --pets 10 --statefulset --compare-only --compare-pets 10 --runs 1 --history-sets 100 --history-gc 200 \
+  --controller-env MALLOC_ARENA_MAX=2 --controller-node-flag=--heap-growing-percent=15 --controller-node-flag=--max-semi-space-size=16
 bench-quick: build ## headline numbers in ~3 min: versions, petset/StatefulSet and petset/kube-controller-manager ratios
 	rm -rf bench/results/quick
 	@keep="$${PETSET_BENCH_CLUSTER_DIR:-}"; cluster="$${keep:-$$(mktemp -d "$${TMPDIR:-/tmp}/petset-bench-quick-XXXXXX")}"; \
