@@ -8,15 +8,17 @@
  *
  *   node dist/hack/cpu-ab.js --side "base=/path/to/old/dist/src/cli/petset.bundle.js" \
  *     --side "new=dist/src/cli/petset.bundle.js" [--side "new-gc=dist/...|--single-threaded-gc"] \
- *     [--pets 20] [--max-unavailable 10] [--rollouts 10] [--alternations 2]
+ *     [--pets 20] [--max-unavailable 10] [--rollouts 10] [--alternations 2] [--pod-management Parallel]
  *
  * A side is `name=bundle[|node flags[|node binary]]` (the binary: another Node release, as the
  * image's Node 24 against the machine's); every side also gets the image's heap flags (`--heap-growing-percent=15
  * --max-semi-space-size=16`, a side's own flags after them win) and
- * MALLOC_ARENA_MAX=2 as the image runs it. Prints one JSON line per side run, then a summary.
+ * MALLOC_ARENA_MAX=2 as the image runs it. Prints one JSON line per side run, then a summary; both
+ * give, beside CPU, the syncs, API writes and watch events per pet from the controller's /metrics.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CustomObjectsApi, KubeConfig } from "@kubernetes/client-node";
@@ -34,6 +36,7 @@ const Options = z.object({
   pets: z.coerce.number().int().positive(),
   maxUnavailable: z.coerce.number().int().positive(),
   rollouts: z.coerce.number().int().positive(),
+  podManagement: z.enum(["Parallel", "OrderedReady"]),
   alternations: z.coerce.number().int().positive(),
 });
 
@@ -55,9 +58,39 @@ const REF = { group: "petset.dev", version: "v1alpha1", namespace: "default", pl
 const NAME = "ab";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function cpuSeconds(pid: number): number {
+/** A free local port for the controller's /metrics (read per rollout below). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      srv.close(() =>
+        typeof addr === "object" && addr !== null ? resolve(addr.port) : reject(new Error("no port")),
+      );
+    });
+  });
+}
+
+/** Counts per rollout beside CPU: what a lever changes, without CPU's noise. */
+const COUNTED = ["petset_syncs_total", "petset_api_writes_total", "petset_watch_events_total"] as const;
+
+/** Sums of the COUNTED counters (every label set) on the controller's /metrics. */
+async function counters(port: number): Promise<Record<(typeof COUNTED)[number], number>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const sums = Object.fromEntries(COUNTED.map((n) => [n, 0])) as Record<(typeof COUNTED)[number], number>;
+  for (const line of text.split("\n")) {
+    const m = /^(\w+)(?:\{[^}]*\})? (\S+)$/.exec(line);
+    const name = m?.[1] as (typeof COUNTED)[number] | undefined;
+    if (m && name !== undefined && COUNTED.includes(name)) sums[name] += Number(m[2]);
+  }
+  return sums;
+}
+
+/** The process's CPU seconds, user and system (`/proc/PID/stat` utime and stime). */
+function cpuSeconds(pid: number): { user: number; system: number } {
   const fields = (readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1] ?? "").split(" ");
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
 }
 
 async function until<T>(
@@ -77,23 +110,27 @@ async function until<T>(
   }
 }
 
-function manifest(pets: number, maxUnavailable: number, image: string) {
+function manifest(o: z.infer<typeof Options>, image: string) {
   return {
     apiVersion: "petset.dev/v1alpha1",
     kind: "PetSet",
     metadata: { name: NAME },
     spec: {
-      replicas: pets,
+      replicas: o.pets,
       serviceName: NAME,
       selector: { matchLabels: { app: NAME } },
-      updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable } },
+      podManagementPolicy: o.podManagement,
+      updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: o.maxUnavailable } },
       template: { metadata: { labels: { app: NAME } }, spec: { containers: [{ name: "c", image }] } },
     },
   };
 }
 
 /** One side: a fresh server, the controller, one PetSet created and rolled `rollouts` times. */
-async function runSide(side: string, o: z.infer<typeof Options>): Promise<number[]> {
+async function runSide(
+  side: string,
+  o: z.infer<typeof Options>,
+): Promise<{ msPerPet: number[]; perPet: Record<string, number> }> {
   const [name, rest] = side.split(/=(.*)/s) as [string, string];
   const [bundle, flags = "", node = process.execPath] = rest.split("|") as [string, string?, string?];
   const dir = mkdtempSync(join(tmpdir(), "petset-cpu-ab-"));
@@ -112,6 +149,7 @@ async function runSide(side: string, o: z.infer<typeof Options>): Promise<number
     kc.loadFromFile(kubeconfig);
     const api = kc.makeApiClient(CustomObjectsApi);
     await until("the PetSet CRD", 60_000, async () => (await api.listNamespacedCustomObject(REF)) && true);
+    const port = await freePort();
     const controller = spawn(
       node || process.execPath,
       [
@@ -124,7 +162,7 @@ async function runSide(side: string, o: z.infer<typeof Options>): Promise<number
         kubeconfig,
         "--no-leader-elect",
         "--metrics-addr",
-        "127.0.0.1:0",
+        `127.0.0.1:${port}`,
         "--log-level",
         "warn",
       ],
@@ -154,11 +192,15 @@ async function runSide(side: string, o: z.infer<typeof Options>): Promise<number
         },
         gone,
       );
-    await api.createNamespacedCustomObject({ ...REF, body: manifest(o.pets, o.maxUnavailable, "nginx:1") });
+    await api.createNamespacedCustomObject({ ...REF, body: manifest(o, "nginx:1") });
     await settled(1);
     const perPet: number[] = [];
+    const wall: number[] = [];
+    const start = await counters(port);
+    const cpuStart = cpuSeconds(pid);
     for (let i = 0; i < o.rollouts; i++) {
       const before = cpuSeconds(pid);
+      const started = performance.now();
       const patched = StatusSchema.parse(
         await api.patchNamespacedCustomObject({
           ...REF,
@@ -167,10 +209,22 @@ async function runSide(side: string, o: z.infer<typeof Options>): Promise<number
         }),
       );
       await settled(patched.metadata.generation ?? 0);
-      perPet.push(Math.round(((cpuSeconds(pid) - before) * 1000 * 10) / o.pets) / 10);
+      wall.push((performance.now() - started) / 1000);
+      const after = cpuSeconds(pid);
+      const spent = after.user + after.system - before.user - before.system;
+      perPet.push(Math.round((spent * 1000 * 10) / o.pets) / 10);
     }
-    console.log(JSON.stringify({ side: name, bundle, flags, msPerPet: perPet }));
-    return perPet;
+    const end = await counters(port);
+    const cpuEnd = cpuSeconds(pid);
+    const counts = Object.fromEntries([
+      ...COUNTED.map((n) => [n, Math.round(((end[n] - start[n]) * 100) / (o.rollouts * o.pets)) / 100]),
+      // Seconds from the template change to every pet Ready at the new version (polled every 50 ms).
+      ["wall_s", Math.round(mean(wall) * 100) / 100],
+      // The kernel's share (socket writes on loopback also run the receiving side's TCP).
+      ["system_ms", Math.round(((cpuEnd.system - cpuStart.system) * 1000 * 10) / (o.rollouts * o.pets)) / 10],
+    ]);
+    console.log(JSON.stringify({ side: name, bundle, flags, msPerPet: perPet, perPet: counts }));
+    return { msPerPet: perPet, perPet: counts };
   } finally {
     for (const p of procs) p.kill();
     rmSync(dir, { recursive: true, force: true });
@@ -189,19 +243,31 @@ async function main(): Promise<void> {
     .option("--pets <n>", "pets of the PetSet", "20")
     .option("--max-unavailable <n>", "rollingUpdate.maxUnavailable", "10")
     .option("--rollouts <n>", "rollouts per side run", "10")
+    .option(
+      "--pod-management <policy>",
+      "podManagementPolicy: Parallel (as the comparison with kube-controller-manager) or OrderedReady",
+      "Parallel",
+    )
     .option("--alternations <n>", "times every side runs, in turn", "2")
     .parse();
   const o = Options.parse(cmd.opts());
   const all = new Map<string, number[]>();
+  const counts = new Map<string, Record<string, number>[]>();
   for (let a = 0; a < o.alternations; a++)
     for (const side of o.side) {
       const name = side.split("=")[0] ?? side;
-      all.set(name, [...(all.get(name) ?? []), ...(await runSide(side, o))]);
+      const run = await runSide(side, o);
+      all.set(name, [...(all.get(name) ?? []), ...run.msPerPet]);
+      counts.set(name, [...(counts.get(name) ?? []), run.perPet]);
     }
   for (const [name, xs] of all) {
     const sorted = [...xs].sort((a, b) => a - b);
+    const runs = counts.get(name) ?? [];
+    const perPet = [...COUNTED, "system_ms"]
+      .map((n) => `${n.replace(/^petset_|_total$/g, "")} ${mean(runs.map((r) => r[n] ?? 0)).toFixed(2)}`)
+      .join(", ");
     console.log(
-      `${name}: mean ${mean(xs).toFixed(1)} ms/pet, median ${sorted[Math.floor(sorted.length / 2)]}, ${xs.length} rollouts of ${o.pets} pets at maxUnavailable ${o.maxUnavailable}`,
+      `${name}: mean ${mean(xs).toFixed(1)} ms/pet, median ${sorted[Math.floor(sorted.length / 2)]}, ${xs.length} rollouts of ${o.pets} pets at maxUnavailable ${o.maxUnavailable}; per pet: ${perPet}`,
     );
   }
 }

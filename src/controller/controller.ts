@@ -36,6 +36,7 @@ import {
   petSetEventWake,
   podEventWake,
   SOON_MS,
+  SYNC_SPACING_MS,
   type Wake,
   wakeGiven,
 } from "./wake-policy.js";
@@ -55,6 +56,8 @@ export interface ControllerOptions {
    * default 1000, 0 writes every change at once). Condition changes are always written at once.
    */
   statusProgressIntervalMs?: number;
+  /** Least time between two syncs of one PetSet (wake-policy.ts; default SYNC_SPACING_MS, 0: none). */
+  syncSpacingMs?: number;
   /** Names this replica in the User-Agent of its requests (audit logs tell replicas apart). */
   userAgent?: string;
   /** Limit of the caches' lists and watch set-ups (default 30 s; see informers.ts). */
@@ -97,6 +100,7 @@ export class PetSetController {
     this.queue = new KeyQueue({
       clock: opts.clock,
       observeWait: (seconds) => this.metrics.queueDuration.observe(seconds),
+      minIntervalMs: opts.syncSpacingMs ?? SYNC_SPACING_MS,
     });
     this.metrics.readQueueDepth(() => this.queue.length);
     this.statusWrites = new StatusWriteLimiter(

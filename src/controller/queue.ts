@@ -18,6 +18,13 @@
  * `addSoon(key, ms)`: the key is added within `ms` unless a worker picks it up first; that
  * sync reads the caches as they are then, newer than the event that asked, so the pending add
  * is dropped (wake-policy.ts: events that cannot let a sync act sooner share the next one).
+ *
+ * `minIntervalMs` (the controller's `SYNC_SPACING_MS`, wake-policy.ts): a key is handed to a
+ * worker at most once per interval, from the start of one sync to the next. An add within the
+ * interval after the key's last pickup waits for the rest of it (the key counts as pending
+ * meanwhile: its wait is measured from the add, and later adds join it); an add after a quiet
+ * interval goes at once. Urgent adds never wait. A burst of events for one PetSet (ten pods of
+ * a rollout turning Ready a few ms apart) then shares a sync or two instead of one each.
  */
 import type { Clock } from "../util/clock.js";
 
@@ -27,6 +34,8 @@ export interface QueueOptions {
   maxDelayMs?: number;
   /** Called with the seconds a key waited each time a worker picks it up. */
   observeWait?: (seconds: number) => void;
+  /** Least time between two pickups of one key (non-urgent adds wait); 0 or none: no spacing. */
+  minIntervalMs?: number;
 }
 
 export class KeyQueue {
@@ -42,6 +51,13 @@ export class KeyQueue {
   private readonly soon = new Map<string, NodeJS.Timeout>();
   /** When each pending key was first added (clock ms), for observeWait. */
   private readonly addedAt = new Map<string, number>();
+  /**
+   * When keys were last picked up (clock ms), oldest first; only those within `minIntervalMs`
+   * (older ones are pruned as keys are picked up, so 10,000 quiet keys hold nothing here).
+   */
+  private readonly lastPickup = new Map<string, number>();
+  /** Adds held back by `minIntervalMs`, each added when its interval ends. */
+  private readonly spaced = new Map<string, NodeJS.Timeout>();
   private readonly waiters: ((key: string | undefined) => void)[] = [];
   private shuttingDown = false;
   private readonly baseDelayMs: number;
@@ -59,6 +75,33 @@ export class KeyQueue {
   add(key: string, opts: { urgent?: boolean } = {}): void {
     if (this.shuttingDown) return;
     if (!this.addedAt.has(key)) this.addedAt.set(key, this.opts.clock.now());
+    if (!opts.urgent && !this.processing.has(key) && !this.queued.has(key) && this.hold(key)) return;
+    this.enter(key, opts);
+  }
+
+  /**
+   * True when `key` was picked up less than `minIntervalMs` ago: its add is held until the
+   * interval ends (once; later adds join it). The timer adds it without asking again, so a
+   * clock that does not move (tests) cannot hold a key forever.
+   */
+  private hold(key: string): boolean {
+    if (this.spaced.has(key)) return true;
+    const min = this.opts.minIntervalMs ?? 0;
+    const last = this.lastPickup.get(key);
+    if (min <= 0 || last === undefined) return false;
+    const wait = last + min - this.opts.clock.now();
+    if (wait <= 0) return false;
+    const timer = setTimeout(() => {
+      this.spaced.delete(key);
+      this.enter(key, {});
+    }, wait);
+    timer.unref?.();
+    this.spaced.set(key, timer);
+    return true;
+  }
+
+  private enter(key: string, opts: { urgent?: boolean }): void {
+    if (this.shuttingDown) return;
     if (this.processing.has(key)) {
       this.dirtyWhileProcessing.add(key);
       if (opts.urgent) this.urgentWhenDone.add(key);
@@ -106,7 +149,7 @@ export class KeyQueue {
    * what the caller saw). A key already queued, or with a pending `addSoon`, is left as it is.
    */
   addSoon(key: string, delayMs: number): void {
-    if (this.shuttingDown || this.queued.has(key) || this.soon.has(key)) return;
+    if (this.shuttingDown || this.queued.has(key) || this.soon.has(key) || this.spaced.has(key)) return;
     if (delayMs <= 0) {
       this.add(key);
       return;
@@ -153,6 +196,22 @@ export class KeyQueue {
       clearTimeout(soon);
       this.soon.delete(key);
     }
+    // An urgent add may pass a held one: the sync it starts sees what the held add would.
+    const held = this.spaced.get(key);
+    if (held !== undefined) {
+      clearTimeout(held);
+      this.spaced.delete(key);
+    }
+    const min = this.opts.minIntervalMs ?? 0;
+    if (min > 0) {
+      const now = this.opts.clock.now();
+      this.lastPickup.delete(key);
+      this.lastPickup.set(key, now);
+      for (const [k, at] of this.lastPickup) {
+        if (now - at < min) break;
+        this.lastPickup.delete(k);
+      }
+    }
     const at = this.addedAt.get(key);
     this.addedAt.delete(key);
     if (at !== undefined) this.opts.observeWait?.(Math.max(0, this.opts.clock.now() - at) / 1000);
@@ -175,6 +234,9 @@ export class KeyQueue {
     this.timers.clear();
     for (const timer of this.soon.values()) clearTimeout(timer);
     this.soon.clear();
+    for (const timer of this.spaced.values()) clearTimeout(timer);
+    this.spaced.clear();
+    this.lastPickup.clear();
     this.addedAt.clear();
     for (const w of this.waiters.splice(0)) w(undefined);
   }

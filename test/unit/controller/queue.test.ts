@@ -167,3 +167,123 @@ describe("KeyQueue addSoon (wake-policy.ts)", () => {
     queue.shutDown();
   });
 });
+
+describe("KeyQueue minIntervalMs (wake-policy.ts SYNC_SPACING_MS)", () => {
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  /** A queue spacing pickups 25 ms apart, with `key` picked up and done once at the start. */
+  async function afterOneSync(key = "ns/a", waits: number[] = []) {
+    const queue = new KeyQueue({ clock: systemClock, minIntervalMs: 25, observeWait: (s) => waits.push(s) });
+    queue.add(key);
+    expect(await queue.get()).toBe(key);
+    queue.done(key);
+    return queue;
+  }
+
+  it("a burst of adds within the interval after a sync shares one sync when the interval ends", async () => {
+    const queue = await afterOneSync();
+    vi.advanceTimersByTime(10);
+    queue.add("ns/a");
+    queue.add("ns/a");
+    vi.advanceTimersByTime(5);
+    queue.add("ns/a");
+    queue.addSoon("ns/a", 200);
+    vi.advanceTimersByTime(9);
+    expect(queue.length).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(queue.length).toBe(1);
+    expect(await queue.get()).toBe("ns/a");
+    queue.done("ns/a");
+    vi.advanceTimersByTime(1_000);
+    expect(queue.length).toBe(0);
+  });
+
+  it("the first add after a quiet interval goes at once, as does every add of another key", async () => {
+    const queue = await afterOneSync();
+    queue.add("ns/b");
+    expect(queue.length).toBe(1);
+    vi.advanceTimersByTime(25);
+    queue.add("ns/a");
+    expect(queue.length).toBe(2);
+  });
+
+  it("an urgent add (a spec the controller has not recorded) never waits, and takes a held add along", async () => {
+    const queue = await afterOneSync();
+    queue.add("ns/a");
+    expect(queue.length).toBe(0);
+    queue.add("ns/a", { urgent: true });
+    expect(queue.length).toBe(1);
+    expect(await queue.get()).toBe("ns/a");
+    queue.done("ns/a");
+    vi.advanceTimersByTime(1_000);
+    expect(queue.length).toBe(0);
+  });
+
+  it("an event during a sync is queued again after it, spaced from the sync's start", async () => {
+    const queue = new KeyQueue({ clock: systemClock, minIntervalMs: 25 });
+    queue.add("ns/a");
+    expect(await queue.get()).toBe("ns/a");
+    vi.advanceTimersByTime(5);
+    queue.add("ns/a");
+    queue.done("ns/a");
+    expect(queue.length).toBe(0);
+    vi.advanceTimersByTime(19);
+    expect(queue.length).toBe(0);
+    vi.advanceTimersByTime(1);
+    expect(queue.length).toBe(1);
+  });
+
+  it("a sync slower than the interval is followed at once by the sync its events asked for", async () => {
+    const queue = new KeyQueue({ clock: systemClock, minIntervalMs: 25 });
+    queue.add("ns/a");
+    expect(await queue.get()).toBe("ns/a");
+    vi.advanceTimersByTime(40);
+    queue.add("ns/a");
+    queue.done("ns/a");
+    expect(queue.length).toBe(1);
+  });
+
+  it("the wait counts the hold (petset_queue_duration_seconds is what a user's change waited)", async () => {
+    const waits: number[] = [];
+    const queue = await afterOneSync("ns/a", waits);
+    vi.advanceTimersByTime(10);
+    queue.add("ns/a");
+    vi.advanceTimersByTime(15);
+    expect(await queue.get()).toBe("ns/a");
+    expect(waits).toEqual([0, 0.015]);
+  });
+
+  it("a clock that does not move cannot hold a key forever: the held add enters when its timer fires", async () => {
+    const queue = new KeyQueue({ clock: { now: () => 5_000 }, minIntervalMs: 25 });
+    queue.add("ns/a");
+    expect(await queue.get()).toBe("ns/a");
+    queue.done("ns/a");
+    queue.add("ns/a");
+    expect(queue.length).toBe(0);
+    vi.advanceTimersByTime(25);
+    expect(queue.length).toBe(1);
+  });
+
+  it("shutDown drops held adds", async () => {
+    const queue = await afterOneSync();
+    queue.add("ns/a");
+    queue.shutDown();
+    vi.advanceTimersByTime(1_000);
+    expect(queue.length).toBe(0);
+    expect(await queue.get()).toBeUndefined();
+  });
+
+  it("without minIntervalMs every add goes at once (the default)", async () => {
+    const queue = new KeyQueue({ clock: systemClock });
+    queue.add("ns/a");
+    expect(await queue.get()).toBe("ns/a");
+    queue.done("ns/a");
+    queue.add("ns/a");
+    expect(queue.length).toBe(1);
+  });
+});
