@@ -14,6 +14,10 @@
  * its files and the full client-node: development tools, not the deployed controller). The
  * source map is written beside the bundle: names in stack traces are minified, and
  * `NODE_OPTIONS=--enable-source-maps` maps them back to src/ (docs/operations.md).
+ *
+ * `punycode` is the npm package, not Node's deprecated built-in of that name: node-fetch (which
+ * client-node imports, though no controller client sends through it) loads whatwg-url, which
+ * requires `punycode`, and Node 22+ prints a DeprecationWarning for the built-in on every start.
  */
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,6 +34,8 @@ async function main(): Promise<void> {
     platform: "node",
     // Loaded by path when their command runs (the tsc build beside the bundle).
     external: [/(^|\/)(dev|demo)-command\.js$/],
+    // The trailing slash names the package, not the built-in module (see the header).
+    resolve: { alias: { punycode: "punycode/" } },
     logLevel: "warn",
     output: { file: BUNDLE, format: "esm", minify: true, sourcemap: true },
   });

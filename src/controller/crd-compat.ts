@@ -23,6 +23,7 @@
  * readInstalledCrds is the thin adapter, readUntilAnswered its retry.
  */
 import { ApiextensionsV1Api, type KubeConfig } from "@kubernetes/client-node";
+import { makeApiClientWith } from "../util/keep-alive.js";
 import { statusCode } from "./api-errors.js";
 import { backoffMs, isTransient } from "./hooks/transient.js";
 
@@ -94,7 +95,9 @@ export function checkCrdCompat(
 
 /** Reads the two CRDs (a 404 is "missing", a 403 "forbidden"; other errors throw). */
 export async function readInstalledCrds(kubeConfig: KubeConfig): Promise<InstalledCrd[]> {
-  const api = kubeConfig.makeApiClient(ApiextensionsV1Api);
+  // The controller's HTTP library, as every client of it: client-node's own (node-fetch) is never
+  // loaded then, nor its url.parse and punycode, which Node 24 warns of on stderr.
+  const api = makeApiClientWith(kubeConfig, ApiextensionsV1Api, () => {});
   return Promise.all(
     PETSET_CRDS.map(async (name): Promise<InstalledCrd> => {
       try {
