@@ -176,11 +176,17 @@ describe("KeyQueue minIntervalMs (wake-policy.ts SYNC_SPACING_MS)", () => {
     vi.useRealTimers();
   });
 
-  /** A queue spacing pickups 25 ms apart, with `key` picked up and done once at the start. */
-  async function afterOneSync(key = "ns/a", waits: number[] = []) {
+  /** A queue spacing pickups 25 ms apart, with `key` picked up (its sync running). */
+  async function inOneSync(key = "ns/a", waits: number[] = []) {
     const queue = new KeyQueue({ clock: systemClock, minIntervalMs: 25, observeWait: (s) => waits.push(s) });
     queue.add(key);
     expect(await queue.get()).toBe(key);
+    return queue;
+  }
+
+  /** The same, that sync done. */
+  async function afterOneSync(key = "ns/a", waits: number[] = []) {
+    const queue = await inOneSync(key, waits);
     queue.done(key);
     return queue;
   }
@@ -225,9 +231,7 @@ describe("KeyQueue minIntervalMs (wake-policy.ts SYNC_SPACING_MS)", () => {
   });
 
   it("an event during a sync is queued again after it, spaced from the sync's start", async () => {
-    const queue = new KeyQueue({ clock: systemClock, minIntervalMs: 25 });
-    queue.add("ns/a");
-    expect(await queue.get()).toBe("ns/a");
+    const queue = await inOneSync();
     vi.advanceTimersByTime(5);
     queue.add("ns/a");
     queue.done("ns/a");
@@ -239,9 +243,7 @@ describe("KeyQueue minIntervalMs (wake-policy.ts SYNC_SPACING_MS)", () => {
   });
 
   it("a sync slower than the interval is followed at once by the sync its events asked for", async () => {
-    const queue = new KeyQueue({ clock: systemClock, minIntervalMs: 25 });
-    queue.add("ns/a");
-    expect(await queue.get()).toBe("ns/a");
+    const queue = await inOneSync();
     vi.advanceTimersByTime(40);
     queue.add("ns/a");
     queue.done("ns/a");
