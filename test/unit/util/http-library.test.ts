@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { CoreV1Api, HttpMethod, KubeConfig, RequestContext } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isLeaseLost, LeaseLostError } from "../../../src/controller/lease-guard.js";
-import { sendRequest } from "../../../src/util/http-library.js";
+import { decodeChunks, sendRequest } from "../../../src/util/http-library.js";
 import { makeApiClientWith } from "../../../src/util/keep-alive.js";
 
 interface Seen {
@@ -32,6 +32,15 @@ beforeAll(async () => {
     req.on("end", () => {
       seen.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body });
       if (req.url?.startsWith("/hang")) return; // never answers
+      if (req.url?.startsWith("/api/v1/pods")) {
+        // A page of a list the size kube-apiserver sends (several MB), in many writes.
+        res.writeHead(200, { "Content-Type": "application/json" });
+        const items = bigPage().items;
+        res.write('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[');
+        items.forEach((it, i) => res.write((i === 0 ? "" : ",") + JSON.stringify(it)));
+        res.end("]}");
+        return;
+      }
       if (req.url?.startsWith("/api/v1/namespaces/ns/configmaps")) {
         res.writeHead(201, { "Content-Type": "application/json", "Set-Cookie": ["a=1", "b=2"] });
         // In two writes: the answer is read whole, whatever its chunks.
@@ -134,12 +143,51 @@ describe("http-library", () => {
     expect(isLeaseLost(err)).toBe(true);
   });
 
+  it("reads a page of several MB whole, with characters of 2 and 4 bytes throughout", async () => {
+    const api = makeApiClientWith(kubeConfig(base), CoreV1Api, () => {});
+    const list = await api.listPodForAllNamespaces({ limit: 500 });
+    expect(list.metadata?.resourceVersion).toBe("9");
+    expect(list.items).toHaveLength(500);
+    const want = bigPage().items;
+    expect(list.items.map((p) => p.metadata?.annotations)).toEqual(want.map((p) => p.metadata.annotations));
+    const raw = await sendRequest(new RequestContext(`${base}/api/v1/pods`, HttpMethod.GET));
+    const bytes = await raw.body.binary();
+    expect(bytes.length).toBeGreaterThan(3 * 1024 * 1024);
+    expect(bytes.toString("utf8")).toBe(await raw.body.text());
+  });
+
+  it("decodes a character split between two chunks whole", () => {
+    const text = "ascii é and 𝄞 at the edges";
+    const bytes = Buffer.from(text, "utf8");
+    // Every cut, including those inside é (2 bytes) and 𝄞 (4 bytes).
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      expect(decodeChunks([bytes.subarray(0, cut), bytes.subarray(cut)])).toBe(text);
+    }
+    const three = [bytes.subarray(0, 15), bytes.subarray(15, 16), bytes.subarray(16)];
+    expect(decodeChunks(three)).toBe(text);
+    expect(decodeChunks([bytes])).toBe(text);
+  });
+
   it("refuses a body it cannot send rather than sending something else", async () => {
     const ctx = new RequestContext(`${base}/x`, HttpMethod.POST);
     ctx.setBody({ not: "a string" } as never);
     await expect(sendRequest(ctx)).rejects.toThrow(/only string and URLSearchParams request bodies/);
   });
 });
+
+/** 500 pods of about 9 KB each, their annotations full of é and 𝄞. */
+function bigPage(): { items: { metadata: { name: string; annotations: Record<string, string> } }[] } {
+  const items = [];
+  for (let i = 0; i < 500; i++) {
+    items.push({
+      metadata: {
+        name: `p-${i}`,
+        annotations: { note: `${i} é𝄞 ${"x".repeat(4000)} ${"é".repeat(2000)} 𝄞` },
+      },
+    });
+  }
+  return { items };
+}
 
 async function until(cond: () => boolean): Promise<void> {
   const deadline = Date.now() + 5_000;
