@@ -1,5 +1,5 @@
 /** `/metrics`, `/healthz` and `/readyz` of the controller. */
-import { createServer, type Server } from "node:http";
+import { createServer, type Server, type ServerResponse } from "node:http";
 import type { Registry } from "prom-client";
 
 export interface ProbeServerOptions {
@@ -21,7 +21,10 @@ export async function startProbeServer(opts: ProbeServerOptions): Promise<{ serv
       res.writeHead(ok ? 200 : 503, { "content-type": "text/plain" }).end(ok ? "ok" : "caches not synced");
     } else if (path === "/metrics") {
       opts.registry.metrics().then(
-        (body) => res.writeHead(200, { "content-type": opts.registry.contentType }).end(body),
+        (body) => {
+          res.writeHead(200, { "content-type": opts.registry.contentType });
+          writeInSlices(res, body);
+        },
         (err: unknown) => res.writeHead(500).end(String(err)),
       );
     } else {
@@ -34,4 +37,35 @@ export async function startProbeServer(opts: ProbeServerOptions): Promise<{ serv
   });
   const address = server.address();
   return { server, port: typeof address === "object" && address ? address.port : port };
+}
+
+/** Bytes of the exposition text encoded and written at a time. */
+export const METRICS_SLICE = 64 * 1024;
+
+/**
+ * Writes a text answer in slices of METRICS_SLICE characters, each encoded on its own, the next
+ * when the socket has taken the last. At 10,000 PetSets /metrics holds about 50,000 series,
+ * several MB: `end(body)` would encode it into one malloc'd buffer of that size per scrape,
+ * and glibc, whose mmap threshold rises to the largest block freed, then serves such blocks
+ * from its arenas and keeps their pages (a scrape a second after a restart added ~18 MiB of
+ * RSS outside the JavaScript heap; docs/benchmarks.md §4 "Memory"). Slices never split a
+ * surrogate pair.
+ */
+export function writeInSlices(res: ServerResponse, body: string): void {
+  let at = 0;
+  const next = (): void => {
+    while (at < body.length) {
+      let end = Math.min(at + METRICS_SLICE, body.length);
+      const last = body.charCodeAt(end - 1);
+      if (end < body.length && last >= 0xd800 && last <= 0xdbff) end--;
+      const slice = Buffer.from(body.slice(at, end), "utf8");
+      at = end;
+      if (!res.write(slice)) {
+        res.once("drain", next);
+        return;
+      }
+    }
+    res.end();
+  };
+  next();
 }
