@@ -37,7 +37,7 @@ beforeAll(async () => {
         res.writeHead(200, { "Content-Type": "application/json" });
         const items = bigPage().items;
         res.write('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"9"},"items":[');
-        items.forEach((it, i) => res.write((i === 0 ? "" : ",") + JSON.stringify(it)));
+        for (const [i, it] of items.entries()) res.write((i === 0 ? "" : ",") + JSON.stringify(it));
         res.end("]}");
         return;
       }
