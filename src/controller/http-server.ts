@@ -39,7 +39,7 @@ export async function startProbeServer(opts: ProbeServerOptions): Promise<{ serv
   return { server, port: typeof address === "object" && address ? address.port : port };
 }
 
-/** Bytes of the exposition text encoded and written at a time. */
+/** Characters (UTF-16 units) of the exposition text encoded and written at a time. */
 export const METRICS_SLICE = 64 * 1024;
 
 /**
