@@ -25,6 +25,9 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { Command } from "commander";
 import { z } from "zod";
+import { readProc } from "../bench/support/proc.js";
+import { metricIn } from "../bench/support/processes.js";
+import { sleep } from "../src/util/sleep.js";
 
 const Options = z.object({
   namespace: z.string().min(1),
@@ -43,17 +46,11 @@ type Options = z.infer<typeof Options>;
 const IMAGE_FLAGS = ["--max-old-space-size=384", "--heap-growing-percent=15", "--max-semi-space-size=16"];
 const MiB = 1024 * 1024;
 const round1 = (n: number): number => Math.round(n * 10) / 10;
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-interface Status {
-  rss: number;
-  hwm: number;
-}
-
-function status(pid: number): Status {
-  const text = readFileSync(`/proc/${pid}/status`, "utf8");
-  const kb = (key: string): number => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(text)?.[1] ?? 0) / 1024;
-  return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
+/** VmRSS and VmHWM of a process, MiB. */
+function status(pid: number): { rss: number; hwm: number } {
+  const p = readProc(pid);
+  return { rss: p.rssBytes / MiB, hwm: p.hwmBytes / MiB };
 }
 
 interface MapsByKind {
@@ -109,15 +106,6 @@ function mapsByKind(smaps: string): MapsByKind {
     anonymous: round1(out.anonymous),
     files: round1(out.files),
   };
-}
-
-function metric(text: string, name: string): number {
-  let sum = 0;
-  for (const line of text.split("\n")) {
-    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`))
-      sum += Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return sum;
 }
 
 interface Sample {
@@ -199,7 +187,8 @@ async function sampleOnce(o: Options, n: number): Promise<Sample> {
     const rssReady = status(pid).rss;
     for (;;) {
       const text = (await get("/metrics"))?.text ?? "";
-      if (metric(text, "petset_syncs_total") >= o.petsets && metric(text, "petset_queue_depth") === 0) break;
+      if (metricIn(text, "petset_syncs_total") >= o.petsets && metricIn(text, "petset_queue_depth") === 0)
+        break;
       await sleep(1000);
     }
     const syncedSeconds = seconds();
@@ -218,8 +207,8 @@ async function sampleOnce(o: Options, n: number): Promise<Sample> {
       maxAtSeconds: maxAt,
       hwm: round1(status(pid).hwm),
       mapsAtMax,
-      heapUsedEnd: round1(metric(text, "nodejs_heap_size_used_bytes") / MiB),
-      heapTotalEnd: round1(metric(text, "nodejs_heap_size_total_bytes") / MiB),
+      heapUsedEnd: round1(metricIn(text, "nodejs_heap_size_used_bytes") / MiB),
+      heapTotalEnd: round1(metricIn(text, "nodejs_heap_size_total_bytes") / MiB),
     };
   } finally {
     clearInterval(timer);

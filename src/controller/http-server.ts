@@ -1,6 +1,6 @@
 /** `/metrics`, `/healthz` and `/readyz` of the controller. */
 import { createServer, type Server, type ServerResponse } from "node:http";
-import { Registry } from "prom-client";
+import type { Registry } from "prom-client";
 
 export interface ProbeServerOptions {
   addr: string; // ":8080" or "127.0.0.1:8080"
@@ -44,37 +44,27 @@ export async function startProbeServer(opts: ProbeServerOptions): Promise<{ serv
  * scrape (docs/benchmarks.md §4 "Memory"). Now at most one metric's text (10,000 series, about
  * 1 MB) is held. A metric that fails before anything is written answers 500; one that fails
  * later cuts the answer short (the scraper sees a broken body, never a partial exposition as
- * whole). OpenMetrics (counters renamed by `metrics()`) is answered whole.
+ * whole). The registry is a Prometheus-text one (its type says so); OpenMetrics, whose
+ * counters `metrics()` renames, is not served here.
  */
 export async function writeExposition(res: ServerResponse, registry: Registry): Promise<void> {
-  const contentType = registry.contentType;
-  const names = registry.getMetricsAsArray().map((m) => m.name);
+  const [first, ...rest] = registry.getMetricsAsArray().map((m) => m.name);
   let text: string;
   try {
-    if (contentType !== Registry.PROMETHEUS_CONTENT_TYPE) {
-      text = await registry.metrics();
-      names.length = 0;
-    } else {
-      text = names.length === 0 ? "\n" : await registry.getSingleMetricAsString(names[0] ?? "");
-    }
+    text = first === undefined ? "" : await registry.getSingleMetricAsString(first);
   } catch (err) {
     res.writeHead(500, { "content-type": "text/plain" }).end(String(err));
     return;
   }
-  res.writeHead(200, { "content-type": contentType });
+  res.writeHead(200, { "content-type": registry.contentType });
   try {
-    for (let i = 1; i <= names.length; i++) {
+    for (const name of rest) {
       await writeInSlices(res, text);
-      const name = names[i];
       // A metric removed since the list was taken is skipped.
-      if (name === undefined || registry.getSingleMetric(name) === undefined) {
-        text = i === names.length ? "\n" : "";
-        continue;
-      }
-      text = `\n\n${await registry.getSingleMetricAsString(name)}`;
+      text = registry.getSingleMetric(name) ? `\n\n${await registry.getSingleMetricAsString(name)}` : "";
     }
     await writeInSlices(res, text);
-    res.end();
+    res.end("\n");
   } catch {
     res.destroy();
   }

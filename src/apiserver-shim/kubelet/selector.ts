@@ -86,8 +86,9 @@ export function matchSelector(sel: Selector, obj: KubeObject, pod?: Pod): boolea
     if (!pod) return false;
     if (sel.scheduled !== undefined && Boolean(pod.spec.nodeName) !== sel.scheduled) return false;
     const cs = containerViews(pod);
-    const { any, all, none } = sel.containers ?? {};
-    if (any && !cs.some((c) => matchContainer(any, c))) return false;
+    // The stage format's `containers.any` (some container matches), parsed by StageSchema.
+    const { any: some, all, none } = sel.containers ?? {};
+    if (some && !cs.some((c) => matchContainer(some, c))) return false;
     if (all && !cs.every((c) => matchContainer(all, c))) return false;
     if (none && cs.some((c) => matchContainer(none, c))) return false;
   }
